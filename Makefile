@@ -1,0 +1,42 @@
+# Two commands on a fresh machine: `make run` serves the site, `make test` runs the whole suite.
+# Both set everything up first (system packages, .venv, requirements, database, content).
+
+PYTHON_SYSTEM ?= /usr/bin/python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SYSTEM_PACKAGES := python3-venv bubblewrap chromium
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WORKERS ?= 1
+
+.PHONY: run test setup system-packages venv db bench clean
+
+run: setup
+	@DJANGO_DEBUG=1 $(PY) manage.py create_demo_instructor
+	@HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) scripts/run.sh
+
+test: setup
+	$(PY) -m pytest
+
+setup: system-packages venv db
+
+system-packages:
+	@scripts/ensure_system_packages.sh $(SYSTEM_PACKAGES)
+
+$(VENV)/.installed: requirements.txt
+	@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+venv: $(VENV)/.installed
+
+db: venv
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py sync_content
+
+bench: setup
+	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) var test-artifacts

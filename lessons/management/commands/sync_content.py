@@ -1,0 +1,34 @@
+"""`python manage.py sync_content`: validate the content files and upsert them by stable id."""
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from lessons.services import content_sync
+
+
+class Command(BaseCommand):
+    help = "Validate lessons and questions under lessons/content/ and load them into the database."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--path", type=Path, help="Content folder to read (default: settings.CONTENT_DIR).")
+        parser.add_argument("--check", action="store_true", help="Validate and report, write nothing.")
+        parser.add_argument("--list", dest="list_items", action="store_true", help="Name every item added, changed and removed.")
+
+    def handle(self, *args, path=None, check=False, list_items=False, **options):
+        report = content_sync(root=path, dry_run=check)
+        if not report.ok:
+            for problem in report.problems:
+                self.stderr.write(f"  {problem}")
+            raise CommandError(
+                f"{len(report.problems)} problem(s) in the content files; nothing was changed. "
+                "Fix each file and field named above, then run sync_content again."
+            )
+        for verb, items in (("added", report.added), ("changed", report.changed), ("removed", report.removed)):
+            if list_items or len(items) <= 10:
+                for item in items:
+                    self.stdout.write(f"  {verb}: {item}")
+        prefix = "Checked (nothing written)" if check else "Synced content"
+        self.stdout.write(self.style.SUCCESS(
+            f"{prefix}: {len(report.added)} added, {len(report.changed)} changed, "
+            f"{len(report.removed)} removed, {report.unchanged} unchanged."
+        ))

@@ -1,0 +1,14 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from lessons.views import home
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("", include("lessons.urls")),
+    path("accounts/", include("accounts.urls")),
+    path("admin/", admin.site.urls),
+]
+
+handler404 = "trainer.errors.not_found"
+handler500 = "trainer.errors.server_error"
