@@ -125,12 +125,12 @@ def _read(path: Path, root: Path, problems: list[ContentProblem]) -> tuple[str, 
         return None
 
 
-def _load_yaml(rel: str, raw: str, problems: list[ContentProblem]) -> dict[str, Any] | None:
+def _load_yaml(rel: str, raw: str, problems: list[ContentProblem], first_line: int = 1) -> dict[str, Any] | None:
     try:
         data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        where = f" at line {mark.line + first_line}, column {mark.column + 1}" if mark else ""
         problems.append(ContentProblem(rel, "(yaml)", f"is not valid YAML{where}"))
         return None
     if not isinstance(data, dict):
@@ -148,7 +148,7 @@ def parse_lesson(path: Path, root: Path, problems: list[ContentProblem]) -> Less
     if not match:
         problems.append(ContentProblem(rel, "(front matter)", "must start with a '---' block of YAML and close it with '---'"))
         return None
-    data = _load_yaml(rel, match.group(1), problems)
+    data = _load_yaml(rel, match.group(1), problems, first_line=2)  # line 1 is the opening '---'
     if data is None:
         return None
     check = _FileChecker(rel, data, problems)
