@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 from django.http import Http404
 
-from .models import Answer, Choice, ExamAttempt, Lesson, Question
+from .models import Answer, Choice, ExamAnswer, ExamAttempt, Lesson, Question
 from .services import Learner
 from .taxonomy import CATEGORIES, TOPICS
 
@@ -58,11 +58,23 @@ def answer_get_for_learner(*, learner: Learner, answer_id: int) -> Answer:
         raise Http404("No such answer")
 
 
-def latest_answers(*, learner: Learner) -> dict[int, Answer]:
-    """The learner's most recent answer to each question they have tried, by question id."""
-    latest: dict[int, Answer] = {}
-    for answer in Answer.objects.filter(**learner.owner_filter()).order_by("answered_at", "id"):
-        latest[answer.question_id] = answer
+@dataclass(frozen=True)
+class LatestAnswer:
+    is_correct: bool
+    answered_at: object
+
+
+def latest_answers(*, learner: Learner) -> dict[int, LatestAnswer]:
+    """The learner's most recent answer to each question, from practice and from submitted exams alike."""
+    events = [(a.answered_at, a.question_id, a.is_correct)
+              for a in Answer.objects.filter(**learner.owner_filter()).only("answered_at", "question_id", "is_correct")]
+    exam_answers = ExamAnswer.objects.filter(
+        attempt__in=ExamAttempt.objects.filter(submitted_at__isnull=False, **learner.owner_filter())
+    ).values_list("saved_at", "question_id", "choice__is_correct")
+    events += list(exam_answers)
+    latest: dict[int, LatestAnswer] = {}
+    for answered_at, question_id, is_correct in sorted(events, key=lambda e: e[0]):
+        latest[question_id] = LatestAnswer(is_correct, answered_at)
     return latest
 
 
@@ -99,12 +111,11 @@ def mastery_for(*, learner: Learner) -> Mastery:
             if pk in latest:
                 row.answered += 1
                 row.correct += latest[pk].is_correct
-    counted = [a for pk, a in latest.items()]
     return Mastery(
         by_category=[r for r in categories.values() if r.total],
         by_topic=[r for r in topics.values() if r.total],
-        answered=len(counted),
-        correct=sum(a.is_correct for a in counted),
+        answered=len(latest),
+        correct=sum(a.is_correct for a in latest.values()),
         total=sum(r.total for r in categories.values()),
     )
 

@@ -142,3 +142,11 @@ def test_past_attempts_are_listed(client):
         client.post(reverse("lessons:exam-submit", args=[attempt.pk]), answer_fields(attempt, right=2))
     page = client.get("/exam/")
     assert page.text.count(">Report<") == 2
+
+
+def test_submitted_exam_answers_count_towards_mastery(client):
+    start(client, questions=5)
+    attempt = ExamAttempt.objects.get()
+    client.post(reverse("lessons:exam-submit", args=[attempt.pk]), answer_fields(attempt, right=3))
+    dashboard = client.get("/dashboard/")
+    assert "<strong>3</strong> of" in dashboard.text and "<strong>5</strong> tried" in dashboard.text
