@@ -150,3 +150,19 @@ def test_login_page_and_wrong_password(client, django_user_model):
     django_user_model.objects.create_user("lin", password="right-pass-phrase-1")
     response = client.post("/accounts/login/", {"username": "lin", "password": "wrong"})
     assert response.status_code == 200 and "correct username and password" in response.text
+
+
+@pytest.mark.parametrize("path", ["/", "/lessons/", "/lessons/four-error-categories/", "/questions/",
+                                  "/questions/cat-db-timeout/", "/dashboard/", "/exam/",
+                                  "/accounts/login/", "/accounts/signup/"])
+@pytest.mark.parametrize("hx", [False, True], ids=["page", "htmx"])
+def test_every_get_page_answers_with_and_without_htmx(client, path, hx):
+    response = client.get(path, **(HX if hx else {}))
+    assert response.status_code == 200
+    assert "Traceback" not in response.text
+    if not hx or path not in ("/questions/", "/questions/cat-db-timeout/"):
+        assert "<html" in response.text  # pages without a fragment branch stay whole pages
+
+
+def test_posting_to_a_get_only_page_is_refused(client):
+    assert client.post("/lessons/").status_code == 405
