@@ -17,7 +17,7 @@ def lesson_get(*, slug: str) -> Lesson:
     try:
         return Lesson.objects.get(slug=slug, is_active=True)
     except Lesson.DoesNotExist:
-        raise Http404("No such lesson")
+        raise Http404("No such lesson") from None
 
 
 def _with_choices(queryset):
@@ -38,7 +38,7 @@ def question_get(*, content_id: str) -> Question:
     try:
         return _with_choices(Question.objects.filter(is_active=True)).get(content_id=content_id)
     except Question.DoesNotExist:
-        raise Http404("No such question")
+        raise Http404("No such question") from None
 
 
 def question_bank(*, topic: str = "", category: str = "") -> list[Question]:
@@ -55,7 +55,7 @@ def answer_get_for_learner(*, learner: Learner, answer_id: int) -> Answer:
     try:
         return Answer.objects.select_related("choice", "question").get(pk=answer_id, **learner.owner_filter())
     except (Answer.DoesNotExist, ValueError):
-        raise Http404("No such answer")
+        raise Http404("No such answer") from None
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def exam_attempt_get(*, learner: Learner, pk: int) -> ExamAttempt:
     try:
         return ExamAttempt.objects.get(pk=pk, **learner.owner_filter())
     except ExamAttempt.DoesNotExist:
-        raise Http404("No such exam attempt")
+        raise Http404("No such exam attempt") from None
 
 
 def exam_questions(*, attempt: ExamAttempt) -> list[Question]:
