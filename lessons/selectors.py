@@ -86,6 +86,11 @@ class MasteryRow:
     answered: int = 0
     correct: int = 0
 
+    def count(self, *, answered: bool, correct: bool) -> None:
+        self.total += 1
+        self.answered += answered
+        self.correct += correct
+
     @property
     def percent(self) -> int:
         return round(100 * self.correct / self.total) if self.total else 0
@@ -107,10 +112,7 @@ def mastery_for(*, learner: Learner) -> Mastery:
     topics = {k: MasteryRow(k, v) for k, v in TOPICS.items()}
     for pk, category, topic in Question.objects.filter(is_active=True).values_list("pk", "category", "lesson__topic"):
         for row in (categories[category], topics[topic]):
-            row.total += 1
-            if pk in latest:
-                row.answered += 1
-                row.correct += latest[pk].is_correct
+            row.count(answered=pk in latest, correct=pk in latest and latest[pk].is_correct)
     return Mastery(
         by_category=[r for r in categories.values() if r.total],
         by_topic=[r for r in topics.values() if r.total],
@@ -171,10 +173,7 @@ def exam_report(*, attempt: ExamAttempt) -> ExamReport:
         question = item.question
         for rows, key, label in ((topics, question.lesson.topic, question.lesson.topic_label),
                                  (categories, question.category, question.category_label)):
-            row = rows.setdefault(key, MasteryRow(key, label))
-            row.total += 1
-            row.answered += item.chosen is not None
-            row.correct += item.is_correct
+            rows.setdefault(key, MasteryRow(key, label)).count(answered=item.chosen is not None, correct=item.is_correct)
         if not item.is_correct and question.lesson.is_active:
             revisit.setdefault(question.lesson.pk, question.lesson)
     return ExamReport(

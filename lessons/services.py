@@ -48,6 +48,20 @@ def _record(report: SyncReport, label: str, created: bool, changed: bool) -> Non
         report.unchanged += 1
 
 
+def _needs_write(row, item) -> bool:
+    """A row is rewritten when it is new, its file changed or moved, or it comes back after retirement."""
+    return row is None or row.content_hash != item.content_hash or row.source_path != item.source_path or not row.is_active
+
+
+def _retire_missing(existing: dict, seen, kind: str, report: SyncReport) -> None:
+    """Items whose file is gone are retired, not deleted, so answers and exam reports keep them."""
+    for content_id, row in existing.items():
+        if content_id not in seen and row.is_active:
+            row.is_active = False
+            row.save(update_fields=["is_active"])
+            report.removed.append(f"{kind} {content_id}")
+
+
 def _sync_lessons(lessons, report: SyncReport) -> dict[str, Lesson]:
     existing = {l.content_id: l for l in Lesson.objects.all()}
     # Park renamed slugs first so two lessons can swap slugs in one sync without a unique clash.
@@ -58,7 +72,7 @@ def _sync_lessons(lessons, report: SyncReport) -> dict[str, Lesson]:
     result = {}
     for item in lessons:
         row = existing.get(item.content_id)
-        changed = row is None or row.content_hash != item.content_hash or not row.is_active or row.source_path != item.source_path
+        changed = _needs_write(row, item)
         row = row or Lesson(content_id=item.content_id)
         for name in ("slug", "title", "summary", "topic", "order", "body_html", "source_path", "content_hash"):
             setattr(row, name, getattr(item, name))
@@ -67,11 +81,7 @@ def _sync_lessons(lessons, report: SyncReport) -> dict[str, Lesson]:
             row.save()
         _record(report, f"lesson {item.content_id}", row.content_id not in existing, changed)
         result[item.content_id] = row
-    gone = [l for cid, l in existing.items() if cid not in result and l.is_active]
-    for row in gone:
-        row.is_active = False
-        row.save(update_fields=["is_active"])
-        report.removed.append(f"lesson {row.content_id}")
+    _retire_missing(existing, result, "lesson", report)
     return result
 
 
@@ -81,7 +91,7 @@ def _sync_questions(questions, lessons_by_id: dict[str, Lesson], report: SyncRep
     for item in questions:
         seen.add(item.content_id)
         row = existing.get(item.content_id)
-        changed = row is None or row.content_hash != item.content_hash or not row.is_active or row.source_path != item.source_path
+        changed = _needs_write(row, item)
         _record(report, f"question {item.content_id}", row is None, changed)
         if not changed:
             continue
@@ -92,11 +102,7 @@ def _sync_questions(questions, lessons_by_id: dict[str, Lesson], report: SyncRep
         row.is_active = True
         row.save()
         _sync_choices(row, item.choices)
-    for content_id, row in existing.items():
-        if content_id not in seen and row.is_active:
-            row.is_active = False
-            row.save(update_fields=["is_active"])
-            report.removed.append(f"question {content_id}")
+    _retire_missing(existing, seen, "question", report)
 
 
 def _sync_choices(question: Question, choices) -> None:
