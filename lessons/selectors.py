@@ -41,6 +41,10 @@ def question_get(*, content_id: str) -> Question:
         raise Http404("No such question") from None
 
 
+def question_count() -> int:
+    return Question.objects.filter(is_active=True).count()
+
+
 def question_bank(*, topic: str = "", category: str = "") -> list[Question]:
     queryset = Question.objects.filter(is_active=True)
     if topic in TOPICS:
@@ -66,12 +70,10 @@ class LatestAnswer:
 
 def latest_answers(*, learner: Learner) -> dict[int, LatestAnswer]:
     """The learner's most recent answer to each question, from practice and from submitted exams alike."""
-    events = [(a.answered_at, a.question_id, a.is_correct)
-              for a in Answer.objects.filter(**learner.owner_filter()).only("answered_at", "question_id", "is_correct")]
-    exam_answers = ExamAnswer.objects.filter(
+    events = list(Answer.objects.filter(**learner.owner_filter()).values_list("answered_at", "question_id", "is_correct"))
+    events += ExamAnswer.objects.filter(
         attempt__in=ExamAttempt.objects.filter(submitted_at__isnull=False, **learner.owner_filter())
     ).values_list("saved_at", "question_id", "choice__is_correct")
-    events += list(exam_answers)
     latest: dict[int, LatestAnswer] = {}
     for answered_at, question_id, is_correct in sorted(events, key=lambda e: e[0]):
         latest[question_id] = LatestAnswer(is_correct, answered_at)

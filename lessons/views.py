@@ -18,7 +18,7 @@ def home(request: HttpRequest) -> HttpResponse:
     lessons = selectors.lesson_list()
     return render(request, "lessons/home.html", {
         "lessons": lessons[:6], "lesson_count": len(lessons),
-        "question_count": len(selectors.question_bank()),
+        "question_count": selectors.question_count(),
     })
 
 
