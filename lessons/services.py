@@ -39,7 +39,7 @@ def content_sync(*, root: Path | None = None, dry_run: bool = False) -> SyncRepo
     return report
 
 
-def _record(report: SyncReport, label: str, created: bool, changed: bool) -> None:
+def sync_record(report: SyncReport, label: str, created: bool, changed: bool) -> None:
     if created:
         report.added.append(label)
     elif changed:
@@ -48,12 +48,12 @@ def _record(report: SyncReport, label: str, created: bool, changed: bool) -> Non
         report.unchanged += 1
 
 
-def _needs_write(row, item) -> bool:
+def sync_needs_write(row, item) -> bool:
     """A row is rewritten when it is new, its file changed or moved, or it comes back after retirement."""
     return row is None or row.content_hash != item.content_hash or row.source_path != item.source_path or not row.is_active
 
 
-def _retire_missing(existing: dict, seen, kind: str, report: SyncReport) -> None:
+def sync_retire_missing(existing: dict, seen, kind: str, report: SyncReport) -> None:
     """Items whose file is gone are retired, not deleted, so answers and exam reports keep them."""
     for content_id, row in existing.items():
         if content_id not in seen and row.is_active:
@@ -72,16 +72,16 @@ def _sync_lessons(lessons, report: SyncReport) -> dict[str, Lesson]:
     result = {}
     for item in lessons:
         row = existing.get(item.content_id)
-        changed = _needs_write(row, item)
+        changed = sync_needs_write(row, item)
         row = row or Lesson(content_id=item.content_id)
         for name in ("slug", "title", "summary", "topic", "order", "body_html", "source_path", "content_hash"):
             setattr(row, name, getattr(item, name))
         row.is_active = True
         if changed:  # a slug lives in the front matter, so a rename changes the hash too
             row.save()
-        _record(report, f"lesson {item.content_id}", row.content_id not in existing, changed)
+        sync_record(report, f"lesson {item.content_id}", row.content_id not in existing, changed)
         result[item.content_id] = row
-    _retire_missing(existing, result, "lesson", report)
+    sync_retire_missing(existing, result, "lesson", report)
     return result
 
 
@@ -91,8 +91,8 @@ def _sync_questions(questions, lessons_by_id: dict[str, Lesson], report: SyncRep
     for item in questions:
         seen.add(item.content_id)
         row = existing.get(item.content_id)
-        changed = _needs_write(row, item)
-        _record(report, f"question {item.content_id}", row is None, changed)
+        changed = sync_needs_write(row, item)
+        sync_record(report, f"question {item.content_id}", row is None, changed)
         if not changed:
             continue
         row = row or Question(content_id=item.content_id)
@@ -102,7 +102,7 @@ def _sync_questions(questions, lessons_by_id: dict[str, Lesson], report: SyncRep
         row.is_active = True
         row.save()
         _sync_choices(row, item.choices)
-    _retire_missing(existing, seen, "question", report)
+    sync_retire_missing(existing, seen, "question", report)
 
 
 def _sync_choices(question: Question, choices) -> None:
@@ -144,6 +144,9 @@ def progress_transfer(*, learner_key: str, user) -> int:
         return 0
     moved = Answer.objects.filter(user=None, learner_key=learner_key).update(user=user)
     moved += ExamAttempt.objects.filter(user=None, learner_key=learner_key).update(user=user)
+    from exercises.models import Submission  # graded work follows the learner too
+
+    moved += Submission.objects.filter(user=None, learner_key=learner_key).update(user=user)
     return moved
 
 

@@ -133,6 +133,13 @@ if not DEBUG:
 
 # Where lesson and question files live; `sync_content` reads them.
 CONTENT_DIR = BASE_DIR / "lessons" / "content"
+EXERCISE_CONTENT_DIR = BASE_DIR / "exercises" / "content"
+
+# The live training MCP server at /mcp/: requests per minute each learner's instance may receive.
+MCP_RATE_LIMIT_PER_MINUTE = int(os.environ.get("MCP_RATE_LIMIT_PER_MINUTE", "120"))
+# The JSON API: submissions per minute per user, and the largest request body accepted.
+API_SUBMISSIONS_PER_MINUTE = int(os.environ.get("API_SUBMISSIONS_PER_MINUTE", "30"))
+API_MAX_BODY_BYTES = 256 * 1024
 
 # Practice exam defaults (a learner may choose within the bounds).
 EXAM_DEFAULT_QUESTIONS = int(os.environ.get("EXAM_DEFAULT_QUESTIONS", "20"))

@@ -1,21 +1,38 @@
-"""`python manage.py sync_content`: validate the content files and upsert them by stable id."""
+"""`python manage.py sync_content`: validate the content files and upsert them by stable id.
+
+Lessons and questions (lessons/content/) and exercises (exercises/content/) are checked together; if any
+file has a problem, nothing is written.
+"""
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
+from exercises.content_files import load_exercises
+from exercises.services import exercise_sync
 from lessons.services import content_sync
 
 
 class Command(BaseCommand):
-    help = "Validate lessons and questions under lessons/content/ and load them into the database."
+    help = "Validate lessons, questions and exercises and load them into the database."
 
     def add_arguments(self, parser):
-        parser.add_argument("--path", type=Path, help="Content folder to read (default: settings.CONTENT_DIR).")
+        parser.add_argument("--path", type=Path, help="Lesson content folder to read (default: settings.CONTENT_DIR).")
+        parser.add_argument("--exercises-path", type=Path,
+                            help="Exercise content folder to read (default: settings.EXERCISE_CONTENT_DIR).")
         parser.add_argument("--check", action="store_true", help="Validate and report, write nothing.")
         parser.add_argument("--list", dest="list_items", action="store_true", help="Name every item added, changed and removed.")
 
-    def handle(self, *args, path=None, check=False, list_items=False, **options):
-        report = content_sync(root=path, dry_run=check)
+    def handle(self, *args, path=None, exercises_path=None, check=False, list_items=False, **options):
+        exercises = load_exercises(exercises_path or settings.EXERCISE_CONTENT_DIR)
+        with transaction.atomic():
+            report = content_sync(root=path, dry_run=check)
+            report.problems = report.problems + exercises.problems
+            if report.ok:
+                exercise_sync(bundle=exercises, report=report)
+            if check or not report.ok:
+                transaction.set_rollback(True)
         if not report.ok:
             for problem in report.problems:
                 self.stderr.write(f"  {problem}")

@@ -1,0 +1,1 @@
+"""The training MCP server: five tools over fictional data that fail in every way the lessons teach."""

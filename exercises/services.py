@@ -1,0 +1,251 @@
+"""Writes for graded work: syncing exercise files, submissions and their grading, API tokens, and the
+learners' live training-server instances."""
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from lessons.services import Learner, SyncReport, sync_needs_write, sync_record, sync_retire_missing
+
+from .content_files import ExerciseBundle
+from .graders import grade
+from .graders.parsing import MAX_SUBMISSION_BYTES
+from .graders.result import infrastructure_error, structured_error
+from .models import ApiToken, Exercise, LiveCall, Submission, TrainingInstance, token_digest
+
+logger = logging.getLogger(__name__)
+
+
+# --- Exercise files ---------------------------------------------------------------------------
+
+EXERCISE_FIELDS = ("slug", "title", "summary", "kind", "category", "order", "situation_html", "starter", "rubric",
+                   "hints", "source_path", "content_hash")
+
+
+def exercise_sync(*, bundle: ExerciseBundle, report: SyncReport) -> None:
+    """Upsert exercises by stable id (the bundle has been checked); missing files retire their exercise."""
+    existing = {e.content_id: e for e in Exercise.objects.all()}
+    for item in bundle.exercises:
+        row = existing.get(item.content_id)
+        if row is not None and row.slug != item.slug:
+            Exercise.objects.filter(pk=row.pk).update(slug=f"renamed-{row.pk}")
+    seen = set()
+    for item in bundle.exercises:
+        seen.add(item.content_id)
+        row = existing.get(item.content_id)
+        changed = sync_needs_write(row, item) or (row is not None and row.slug != item.slug)
+        sync_record(report, f"exercise {item.content_id}", row is None, changed)
+        if not changed:
+            continue
+        row = row or Exercise(content_id=item.content_id)
+        for name in EXERCISE_FIELDS:
+            setattr(row, name, getattr(item, name))
+        row.is_active = True
+        row.save()
+    sync_retire_missing(existing, seen, "exercise", report)
+
+
+# --- Submissions ------------------------------------------------------------------------------
+
+class SubmissionRejected(Exception):
+    """The submission cannot be stored; `error` is in the project's convention, `http_status` for the API."""
+
+    def __init__(self, error: dict[str, Any], http_status: int):
+        super().__init__(error["description"])
+        self.error, self.http_status = error, http_status
+
+
+def submission_text_problem(text: Any) -> SubmissionRejected | None:
+    if not isinstance(text, str):
+        return SubmissionRejected(structured_error(
+            "The submission must be text (a JSON string holding your payload or code).", field="submission"), 422)
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SUBMISSION_BYTES:
+        return SubmissionRejected(structured_error(
+            f"The submission is {size} bytes; the limit is {MAX_SUBMISSION_BYTES}. Nothing was stored.",
+            field="submission", limit=MAX_SUBMISSION_BYTES, received=size), 413)
+    if "\x00" in text:
+        return SubmissionRejected(structured_error(
+            "The submission contains a NUL character (\\u0000), which cannot be stored. Remove it and submit again.",
+            field="submission"), 422)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return SubmissionRejected(structured_error(
+            "The submission contains an unpaired UTF-16 surrogate (such as \\ud800), which is not valid Unicode "
+            "text. Remove it and submit again.", field="submission"), 422)
+    return None
+
+
+def submission_fingerprint(*, exercise_slug: str, text: str) -> str:
+    return hashlib.sha256(f"{exercise_slug}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def submission_create(*, learner: Learner, exercise: Exercise, text: str, source: str = "web",
+                      idempotency_key: str = "") -> tuple[Submission, bool]:
+    """Store the submission and enqueue its grading in one transaction; returns (submission, created).
+
+    With an idempotency key, a repeat of the same request returns the first submission; the same key with a
+    different body is refused, so a retried request never grades twice and never grades the wrong thing.
+    """
+    if (problem := submission_text_problem(text)) is not None:
+        raise problem
+    fingerprint = submission_fingerprint(exercise_slug=exercise.slug, text=text)
+    if idempotency_key:
+        if (earlier := _idempotent_match(learner, idempotency_key, fingerprint)) is not None:
+            return earlier, False
+    from .tasks import grade_submission_task  # the task module imports this one
+
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                user=learner.user, learner_key=learner.learner_key, exercise=exercise,
+                exercise_version=exercise.version, text=text, source=source, idempotency_key=idempotency_key,
+                request_fingerprint=fingerprint,
+            )
+            grade_submission_task.enqueue(submission.pk)
+    except IntegrityError:
+        if idempotency_key and (earlier := _idempotent_match(learner, idempotency_key, fingerprint)) is not None:
+            return earlier, False  # a concurrent request with the same key won the race
+        raise
+    return submission, True
+
+
+def _idempotent_match(learner: Learner, key: str, fingerprint: str) -> Submission | None:
+    earlier = Submission.objects.filter(**learner.owner_filter(), idempotency_key=key).first()
+    if earlier is None:
+        return None
+    if earlier.request_fingerprint != fingerprint:
+        raise SubmissionRejected(structured_error(
+            "This Idempotency-Key was already used for a different submission. Use a new key for new content; "
+            "reuse a key only to retry the identical request.", field="Idempotency-Key"), 422)
+    return earlier
+
+
+def exercise_grade_text(*, exercise: Exercise, text: str) -> dict[str, Any]:
+    """Grade text against an exercise; a grader fault becomes an infrastructure error, never an exception."""
+    try:
+        return grade(slug=exercise.slug, kind=exercise.kind, rubric=exercise.rubric, text=text)
+    except Exception:
+        logger.exception("grader crashed on exercise %s", exercise.slug)
+        return infrastructure_error(exercise.slug, "The grader failed on our side. Your submission is kept and "
+                                                   "costs no attempt; it can be graded again shortly.")
+
+
+def submission_grade(*, submission_id: int) -> Submission:
+    """Grade a stored submission once. Running it again for a graded submission changes nothing."""
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().select_related("exercise").get(pk=submission_id)
+        if submission.state == Submission.GRADED:
+            return submission
+        submission.state, submission.started_at = Submission.RUNNING, timezone.now()
+        submission.grading_runs += 1
+        submission.save(update_fields=["state", "started_at", "grading_runs"])
+    result = exercise_grade_text(exercise=submission.exercise, text=submission.text)
+    infrastructure = result["status"] == "error" and result["error"].get("errorCategory") == "transient"
+    updated = Submission.objects.filter(pk=submission.pk, state=Submission.RUNNING).update(
+        state=Submission.GRADED, graded_at=timezone.now(), result=result, status=result["status"],
+        score=result["score"], counts_as_attempt=not infrastructure,
+    )
+    if not updated:
+        logger.info("submission %s was finalised by another grading run", submission.pk)
+    submission.refresh_from_db()
+    return submission
+
+
+# --- API tokens -------------------------------------------------------------------------------
+
+def api_token_create(*, user, name: str = "API token") -> tuple[ApiToken, str]:
+    """A new token for `user`; the raw token is returned once and only its digest is kept."""
+    raw = "rw_" + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(user=user, name=name[:100] or "API token", prefix=raw[:10],
+                                    digest=token_digest(raw))
+    return token, raw
+
+
+def api_token_revoke(*, user, token_id: int) -> bool:
+    return bool(ApiToken.objects.filter(user=user, pk=token_id, revoked_at=None).update(revoked_at=timezone.now()))
+
+
+def api_token_authenticate(*, raw: str):
+    """The user a Bearer token belongs to, or None."""
+    if not raw or len(raw) > 200:
+        return None
+    token = ApiToken.objects.select_related("user").filter(digest=token_digest(raw), revoked_at=None).first()
+    if token is None or not token.user.is_active:
+        return None
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token.user
+
+
+# --- Live training-server instances ------------------------------------------------------------
+
+TOKEN_PREFIX = "mcp_"
+
+
+def _instance_signature(salt: str) -> str:
+    key = settings.SECRET_KEY.encode("utf-8")
+    return hmac.new(key, f"training-instance:{salt}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def instance_token(instance: TrainingInstance) -> str:
+    return f"{TOKEN_PREFIX}{instance.salt}_{_instance_signature(instance.salt)}"
+
+
+def training_instance_for(*, user) -> TrainingInstance:
+    instance, _ = TrainingInstance.objects.get_or_create(user=user, defaults={"salt": secrets.token_hex(8)})
+    return instance
+
+
+def training_instance_rotate_token(*, instance: TrainingInstance) -> TrainingInstance:
+    instance.salt = secrets.token_hex(8)
+    instance.save(update_fields=["salt"])
+    return instance
+
+
+def training_instance_set_mode(*, instance: TrainingInstance, tool: str, mode: str) -> None:
+    from .mcp_server.tools import TOOLS
+
+    if tool not in TOOLS or mode not in TOOLS[tool].failure_modes:
+        raise ValueError(f"{mode!r} is not a failure mode of {tool!r}")
+    modes = dict(instance.forced_modes)
+    if mode == "none":
+        modes.pop(tool, None)
+    else:
+        modes[tool] = mode
+    instance.forced_modes = modes
+    instance.save(update_fields=["forced_modes"])
+
+
+@dataclass(frozen=True)
+class ParsedInstanceToken:
+    salt: str
+    signature: str
+
+
+def instance_token_parse(raw: str) -> ParsedInstanceToken | None:
+    """Check a token's shape and signature without touching the database."""
+    if not isinstance(raw, str) or not raw.startswith(TOKEN_PREFIX) or len(raw) > 100:
+        return None
+    salt, _, signature = raw[len(TOKEN_PREFIX):].partition("_")
+    if not salt or not hmac.compare_digest(signature, _instance_signature(salt)):
+        return None
+    return ParsedInstanceToken(salt, signature)
+
+
+def live_call_record(*, instance_id: int, entry: dict[str, Any]) -> LiveCall:
+    return LiveCall.objects.create(
+        instance_id=instance_id, tool=entry["tool"][:100], arguments=entry["arguments"], outcome=entry["outcome"],
+        category=entry["category"], structured_content=entry["structuredContent"], text=(entry["text"] or "")[:20000],
+        error=entry["error"], protocol_version=entry["protocolVersion"], duration_ms=entry["durationMs"],
+    )
+
+
+def live_calls_clear(*, instance: TrainingInstance) -> int:
+    return instance.calls.all().delete()[0]
