@@ -18,7 +18,7 @@ _HOSTNAME_SERVER = re.compile(
     r"(?:[-_.][a-z0-9]+)*\b", re.I)
 _LOCALHOST = re.compile(r"\blocalhost\b", re.I)
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
-_IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}(?![\w:])|(?<![\w:])::1(?![\w:])", re.I)
+_IPV6 = re.compile(r"(?<![\w:])[0-9a-f]{0,4}:[0-9a-f:]*:[0-9a-f]{0,4}(?![\w:])", re.I)  # checked by ipaddress
 _HOST_PORT = re.compile(r"\b[a-z0-9][a-z0-9.-]*:(\d{2,5})\b(?!\s*(?:s|sec|seconds|ms|min|am|pm)\b)", re.I)
 _PORT_WORD = re.compile(r"\bport\s*[=:]?\s*\d{2,5}\b", re.I)
 _UNIX_PATH = re.compile(
@@ -36,8 +36,8 @@ _EXCEPTION = re.compile(r"\b(?:[a-z_][\w]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exceptio
 _CREDENTIAL = re.compile(
     r"\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|token|auth)\s*[=:]\s*\S+"
     r"|\bBearer\s+[\w.~+/-]{8,}=*|\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{10,}\b|\bAKIA[0-9A-Z]{16}\b"
-    r"|\beyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{5,}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
-    r"|\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@", re.I)
+    r"|\beyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{5,}|-----BEGIN [A-Z ]*PRIVATE KEY-----", re.I)
+_URL_CREDENTIAL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@", re.I)
 _ROLE = re.compile(r"\b(?:role|user|account|login)\s+['\"]?[a-z][a-z0-9]*_[a-z0-9_]+\b|\bsvc[_-][a-z0-9_-]+\b", re.I)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://([^\s/?#]+)", re.I)
 
@@ -72,6 +72,24 @@ def _is_ip(text: str) -> bool:
         return False
 
 
+WINDOW = 128
+
+
+def _windows(text: str):
+    """Whitespace-separated tokens, long ones cut into overlapping windows.
+
+    Host, address, path and class-name patterns only ever match inside one token; running them on short
+    windows keeps the detector linear in the text's length whatever the text (a 64 KiB run of "x.x.x." would
+    otherwise make the regular expressions backtrack for minutes).
+    """
+    for token in text.split():
+        if len(token) <= WINDOW:
+            yield token
+        else:
+            for start in range(0, len(token) - WINDOW // 2, WINDOW // 2):
+                yield token[start:start + WINDOW]
+
+
 def find_in_text(text: str) -> list[tuple[str, str]]:
     """(kind, excerpt) for every internal detail in one string."""
     found: list[tuple[str, str]] = []
@@ -81,38 +99,39 @@ def find_in_text(text: str) -> list[tuple[str, str]]:
         if (kind, excerpt) not in found:
             found.append((kind, excerpt))
 
-    for match in _CREDENTIAL.finditer(text):
+    # Phrases that span words: searched in the whole text.
+    for kind, pattern in (("credential", _CREDENTIAL), ("stack-trace", _STACK), ("sql", _SQL), ("port", _PORT_WORD),
+                          ("account", _ROLE), ("file-path", _WINDOWS_PATH)):
+        for match in pattern.finditer(text):
+            add(kind, match.group(0))
+    for token in _windows(text):
+        _find_in_token(token, add)
+    return found
+
+
+def _find_in_token(token: str, add) -> None:
+    for match in _URL_CREDENTIAL.finditer(token):
         add("credential", match.group(0))
-    for match in _STACK.finditer(text):
-        add("stack-trace", match.group(0))
-    for match in _SQL.finditer(text):
-        add("sql", match.group(0))
-    for match in _IPV4.finditer(text):
-        if _is_ip(match.group(0)):
-            add("ip-address", match.group(0))
-    for match in _IPV6.finditer(text):
-        if _is_ip(match.group(0)):
-            add("ip-address", match.group(0))
-    for url in _URL.finditer(text):
+    for pattern in (_IPV4, _IPV6):
+        for match in pattern.finditer(token):
+            if _is_ip(match.group(0)):
+                add("ip-address", match.group(0))
+    for url in _URL.finditer(token):
         host = url.group(1).rsplit("@", 1)[-1]
         if ":" in host.strip("[]") and not _is_ip(host.strip("[]")):
             add("port", url.group(0))
     for pattern in (_HOSTNAME_INTERNAL, _HOSTNAME_SERVER, _LOCALHOST):
-        for match in pattern.finditer(text):
+        for match in pattern.finditer(token):
             add("hostname", match.group(0))
-    for pattern in (_HOST_PORT, _PORT_WORD):
-        for match in pattern.finditer(text):
-            if not _looks_like_time(match.group(0)) and not match.group(0).lower().startswith(("http", "https")):
-                add("port", match.group(0))
-    for pattern in (_UNIX_PATH, _WINDOWS_PATH, _FILE_PATH):
-        for match in pattern.finditer(text):
-            if not _inside_url(text, match.start()):
+    for match in _HOST_PORT.finditer(token):
+        if not _looks_like_time(match.group(0)) and not match.group(0).lower().startswith(("http", "https")):
+            add("port", match.group(0))
+    for pattern in (_UNIX_PATH, _FILE_PATH):
+        for match in pattern.finditer(token):
+            if not _inside_url(token, match.start()):
                 add("file-path", match.group(0))
-    for match in _ROLE.finditer(text):
-        add("account", match.group(0))
-    for match in _EXCEPTION.finditer(text):
+    for match in _EXCEPTION.finditer(token):
         add("exception-class", match.group(0))
-    return found
 
 
 def _looks_like_time(excerpt: str) -> bool:
