@@ -31,6 +31,6 @@ cat <<MSG
   Press Ctrl-C to stop everything.
 
 MSG
-$PY -m uvicorn trainer.asgi:application --host "$HOST" --port "$PORT" --lifespan off --no-access-log &
+$PY -m uvicorn trainer.asgi:application --host "$HOST" --port "$PORT" --lifespan on --no-access-log &
 pids+=($!)
 wait -n "${pids[@]}"

@@ -1,11 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from exercises.api import api
 from lessons.views import home
 
 urlpatterns = [
     path("", home, name="home"),
     path("", include("lessons.urls")),
+    path("", include("exercises.urls")),
+    path("api/v1/", api.urls),
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -76,20 +76,22 @@ class TraceRecorder:
         except anyio.get_cancelled_exc_class():
             entry.outcome, entry.category = "cancelled", "cancelled"
             raise
-        except Exception as error:  # pragma: no cover - the handler catches its own failures
+        except Exception as error:  # the handler catches its own failures; this is the SDK failing
             entry.outcome, entry.category, entry.error = "exception", "protocol", {"type": type(error).__name__}
             raise
+        else:
+            if isinstance(result, dict):
+                entry.is_error = bool(result.get("isError"))
+                entry.outcome = "tool_error" if entry.is_error else "ok"
+                entry.category = result_category(result)
+                entry.structured_content = result.get("structuredContent")
+                texts = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict)]
+                entry.text = "\n".join(t for t in texts if t) or None
+            return result
         finally:
             entry.duration_ms = round((time.perf_counter() - started) * 1000, 2)
-            await state.record(entry)
-        if isinstance(result, dict):
-            entry.is_error = bool(result.get("isError"))
-            entry.outcome = "tool_error" if entry.is_error else "ok"
-            entry.category = result_category(result)
-            entry.structured_content = result.get("structuredContent")
-            texts = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict)]
-            entry.text = "\n".join(t for t in texts if t) or None
-        return result
+            with anyio.CancelScope(shield=True):  # a cancelled call is recorded too
+                await state.record(entry)
 
 
 def build_server(resolve_state: StateResolver) -> Server:
@@ -103,6 +105,8 @@ def build_server(resolve_state: StateResolver) -> Server:
                            data={"availableTools": sorted(TOOLS)})
         arguments = params.arguments or {}
         state = resolve_state(ctx)
+        if state.refresh_modes is not None:
+            state.forced_modes = await state.refresh_modes()
         mode, retry_after = state.mode_for(tool, arguments)
         try:
             return answer_call(tool, arguments, mode, retry_after_seconds=retry_after)

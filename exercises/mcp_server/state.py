@@ -51,6 +51,8 @@ class InstanceState:
     clock: Callable[[], float] = field(default_factory=_wall_clock)
     trace: list[TraceEntry] = field(default_factory=list)
     on_record: Callable[[TraceEntry], Awaitable[None]] | None = None
+    # Reloads forced_modes before each call (stdio with a learner's token: the Playground may switch them).
+    refresh_modes: Callable[[], Awaitable[dict[str, str]]] | None = None
     _script_position: dict[str, int] = field(default_factory=dict)
 
     def mode_for(self, tool: TrainingTool, arguments: dict[str, Any]) -> tuple[str, int | None]:
