@@ -1,7 +1,7 @@
 """ASGI entry point: the site (Django) and every learner's live training MCP server at /mcp/.
 
 Django's handler speaks only `http`; the MCP app also needs the `lifespan` events (they start its session
-manager), so uvicorn must run with lifespan on (its default).
+manager, which runs once per app), so uvicorn must run with lifespan on (its default).
 """
 import os
 
@@ -13,13 +13,19 @@ django_app = get_asgi_application()
 
 from exercises.mcp_server.live import MCP_PATH, LiveGateway  # noqa: E402  (needs Django set up)
 
-mcp_gateway = LiveGateway()
+
+def build_application():
+    mcp_gateway = LiveGateway()
+
+    async def application(scope, receive, send):
+        if scope["type"] == "lifespan":
+            await mcp_gateway(scope, receive, send)
+        elif scope["type"] == "http" and (scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/")):
+            await mcp_gateway(scope, receive, send)
+        else:
+            await django_app(scope, receive, send)
+
+    return application
 
 
-async def application(scope, receive, send):
-    if scope["type"] == "lifespan":
-        await mcp_gateway(scope, receive, send)
-    elif scope["type"] == "http" and (scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/")):
-        await mcp_gateway(scope, receive, send)
-    else:
-        await django_app(scope, receive, send)
+application = build_application()
