@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db.utils import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
-from ninja import Field, NinjaAPI, Schema
+from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 
@@ -191,7 +191,7 @@ def submission_create(request: HttpRequest, payload: SubmissionIn):
     exercise = selectors.exercise_get_or_none(slug=payload.exercise)
     if exercise is None:
         known = ", ".join(e.slug for e in selectors.exercise_list())
-        return error_response(request, 422, f"No exercise has the slug {payload.exercise!r}. Known exercises: {known}.",
+        return error_response(request, 404, f"No exercise has the slug {payload.exercise!r}. Known exercises: {known}.",
                               field="exercise")
     learner = Learner(user=request.auth, learner_key="")
     if not (key and Submission.objects.filter(user=request.auth, idempotency_key=key).exists()):
@@ -205,8 +205,8 @@ def submission_create(request: HttpRequest, payload: SubmissionIn):
     except services.SubmissionRejected as rejected:
         response = api.create_response(request, rejected.error, status=rejected.http_status)
         return response
-    return 202, {"id": submission.pk, "status": submission.state,
-                 "url": request.build_absolute_uri(f"/api/v1/submissions/{submission.pk}")}
+    return Status(202, {"id": submission.pk, "status": submission.state,
+                 "url": request.build_absolute_uri(f"/api/v1/submissions/{submission.pk}")})
 
 
 @api.get("/submissions/{submission_id}", response={200: SubmissionOut, **ERRORS}, summary="A submission and its result")
@@ -215,10 +215,10 @@ def submission_detail(request: HttpRequest, submission_id: int):
     submission = selectors.submission_get_for_user(user=request.auth, pk=submission_id)
     if submission is None:
         return error_response(request, 404, f"You have no submission {submission_id}.")
-    return 200, _submission_out(request, submission)
+    return Status(200, _submission_out(request, submission))
 
 
 @api.get("/exercises", response={200: list[ExerciseOut], **ERRORS}, summary="Exercises that can be graded")
 def exercise_index(request: HttpRequest):
-    return 200, [{"slug": e.slug, "title": e.title, "kind": e.kind, "summary": e.summary}
-                 for e in selectors.exercise_list()]
+    return Status(200, [{"slug": e.slug, "title": e.title, "kind": e.kind, "summary": e.summary}
+                 for e in selectors.exercise_list()])
