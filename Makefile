@@ -5,17 +5,18 @@ PYTHON_SYSTEM ?= /usr/bin/python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SYSTEM_PACKAGES := python3-venv bubblewrap chromium
+INSPECTOR := tools/inspector/node_modules/.bin/mcp-inspector
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 1
 
-.PHONY: run test setup system-packages venv db bench clean
+.PHONY: run test setup system-packages venv db inspector bench clean
 
 run: setup
 	@DJANGO_DEBUG=1 $(PY) manage.py create_demo_instructor
 	@HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) scripts/run.sh
 
-test: setup
+test: setup inspector
 	$(PY) -m pytest
 
 setup: system-packages venv db
@@ -31,6 +32,14 @@ $(VENV)/.installed: requirements.txt
 
 venv: $(VENV)/.installed
 
+# The official MCP Inspector CLI, a client the tests use against the training server (npm, pinned by the lock file).
+$(INSPECTOR): tools/inspector/package.json tools/inspector/package-lock.json
+	@command -v npm >/dev/null 2>&1 || scripts/ensure_system_packages.sh nodejs npm
+	cd tools/inspector && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+inspector: $(INSPECTOR)
+
 db: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py sync_content
@@ -39,4 +48,4 @@ bench: setup
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) var test-artifacts
+	rm -rf $(VENV) var test-artifacts tools/inspector/node_modules

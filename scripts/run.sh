@@ -18,7 +18,7 @@ stop() {
 trap stop INT TERM EXIT
 
 for i in $(seq 1 "$WORKERS"); do
-  $PY manage.py db_worker --queue-name default &
+  $PY manage.py db_worker --queue-name default --interval 0.2 &
   pids+=($!)
 done
 
@@ -27,6 +27,7 @@ cat <<MSG
   Recover Well is running:  http://$HOST:$PORT/
   Grading workers:          $WORKERS (django-tasks-db db_worker)
   Demo instructor login:    username 'instructor', password 'learn-mcp-errors' (development only)
+  Playground (your own live MCP server): http://$HOST:$PORT/playground/
   Learners can start without an account, or sign up at http://$HOST:$PORT/accounts/signup/
   Press Ctrl-C to stop everything.
 

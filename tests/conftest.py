@@ -1,8 +1,12 @@
-"""Shared fixtures: the real content synced into the test database, and small content folders to break."""
+"""Shared fixtures: the real content synced into the test database, small content folders to break, and the
+site served by uvicorn (ASGI, with the live MCP endpoint)."""
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
+import uvicorn
 
 from lessons.services import content_sync
 
@@ -55,3 +59,22 @@ def content_root(tmp_path) -> Path:
     write(root / "lessons" / "01-sample.md", LESSON)
     write(root / "questions" / "sample" / "q1.yaml", QUESTION)
     return root
+
+
+@pytest.fixture
+def site_server(transactional_db):
+    """The site's ASGI app (Django + /mcp/) served by uvicorn in a thread, against the test database."""
+    from trainer.asgi import build_application
+
+    config = uvicorn.Config(build_application(), host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)

@@ -1,10 +1,10 @@
 """Every tool's every failure mode, in both protocol eras, through the in-memory client (real JSON-RPC in
 legacy mode), plus the protocol errors the specification asks for and the scenario scripts."""
-import anyio
 import pytest
 from mcp import Client, MCPError
 from mcp.types import INVALID_PARAMS
 
+from tests.support import run_async
 from exercises.mcp_server.server import single_instance_server
 from exercises.mcp_server.state import InstanceState
 from exercises.mcp_server.tools import TOOLS
@@ -38,7 +38,7 @@ async def _call_all(client_mode: str, state: InstanceState | None = None):
 
 @pytest.mark.parametrize("client_mode", ERAS)
 def test_every_failure_mode_follows_the_convention(client_mode):
-    results, state = anyio.run(_call_all, client_mode)
+    results, state = run_async(_call_all, client_mode)
     assert len(results) == len(CASES) == len(state.trace)
     for (tool, mode), result, entry in zip(CASES, results, state.trace):
         is_error, category, retryable = EXPECTED[mode]
@@ -73,7 +73,7 @@ def test_unknown_tool_is_a_protocol_error_not_a_tool_result(client_mode):
                 await client.call_tool("delete_everything", {})
         return raised.value, state
 
-    error, state = anyio.run(run)
+    error, state = run_async(run)
     assert error.code == INVALID_PARAMS and "Unknown tool: delete_everything" in error.message
     assert state.trace[0].outcome == "protocol_error" and state.trace[0].error["code"] == INVALID_PARAMS
 
@@ -89,7 +89,7 @@ def test_natural_validation_suggests_only_a_certain_fix(client_mode):
             extra = await client.call_tool("lookup_order", {"order_id": "ORD-10001", "orderId": "x"})
         return fixable, unfixable, wrong_type, extra
 
-    fixable, unfixable, wrong_type, extra = anyio.run(run)
+    fixable, unfixable, wrong_type, extra = run_async(run)
     assert fixable.structured_content["suggestedArguments"] == {"order_id": "ORD-10001"}
     assert "suggestedArguments" not in unfixable.structured_content
     assert unfixable.structured_content["received"] == "???"
@@ -110,7 +110,7 @@ def test_business_rules_and_empty_results_from_the_data(client_mode):
                 ("search_orders", {"query": "helmet"}),
             ]]
 
-    over, window, ok, nobody, found = anyio.run(run)
+    over, window, ok, nobody, found = run_async(run)
     assert over.structured_content["policy"] == "automatic-refund-limit" and "500" in over.structured_content[
         "customerFriendlyMessage"]
     assert window.structured_content["policy"] == "return-window"
@@ -128,7 +128,7 @@ def test_script_overrides_the_callers_failure_mode_and_repeats_its_last_step():
             return [await client.call_tool("lookup_order", {"order_id": "ORD-10001", "failure_mode": "none"})
                     for _ in range(3)]
 
-    first, second, third = anyio.run(run)
+    first, second, third = run_async(run)
     assert first.structured_content["retryAfterSeconds"] == 2
     assert not second.is_error and not third.is_error
     assert [e.category for e in state.trace] == ["transient", "ok", "ok"]
@@ -144,7 +144,7 @@ def test_forced_mode_applies_when_the_call_does_not_choose():
                     await client.call_tool("get_financial_records", {"customer_id": "CUST-00042",
                                                                      "failure_mode": "none"}))
 
-    forced, chosen = anyio.run(run)
+    forced, chosen = run_async(run)
     assert forced.structured_content["errorCategory"] == "permission"
     assert chosen.structured_content["found"] is True
 
@@ -155,7 +155,7 @@ def test_tools_advertise_their_failure_modes():
         async with Client(server) as client:
             return await client.list_tools()
 
-    listed = {tool.name: tool for tool in anyio.run(run).tools}
+    listed = {tool.name: tool for tool in run_async(run).tools}
     assert set(listed) == set(TOOLS)
     assert "partial" in listed["search_orders"].input_schema["properties"]["failure_mode"]["enum"]
     assert listed["process_refund"].input_schema["required"] == ["order_id", "amount"]

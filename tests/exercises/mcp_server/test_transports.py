@@ -8,13 +8,13 @@ import threading
 import time
 from pathlib import Path
 
-import anyio
 import httpx2
 import pytest
 import uvicorn
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.support import run_async
 from exercises.models import LiveCall
 from exercises.services import instance_token, training_instance_for, training_instance_set_mode
 
@@ -39,7 +39,7 @@ def test_stdio_server_answers_every_kind_of_result(mode, era):
                 await client.call_tool("no_such_tool", {})
             return ok, limited, partial, unknown.value
 
-    ok, limited, partial, unknown = anyio.run(run)
+    ok, limited, partial, unknown = run_async(run)
     assert ok.structured_content["order"]["orderId"] == "ORD-10001"
     assert limited.is_error and limited.structured_content["retryAfterSeconds"] == 30
     assert partial.structured_content["partial"] is True
@@ -73,32 +73,6 @@ def test_stdio_malformed_arguments_are_a_protocol_error():
     assert answers[2]["error"]["code"] == -32602
 
 
-@pytest.fixture
-def site_server(transactional_db):
-    """The site's ASGI app (Django + /mcp/) served by uvicorn in a thread, against the test database."""
-    from trainer.asgi import build_application
-
-    config = uvicorn.Config(build_application(), host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
-
-
-@pytest.fixture
-def two_learners(django_user_model):
-    alice = training_instance_for(user=django_user_model.objects.create_user("alice", password="x" * 12))
-    bob = training_instance_for(user=django_user_model.objects.create_user("bob", password="x" * 12))
-    return alice, bob
-
-
 @pytest.mark.parametrize("mode,era", [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
 def test_two_learners_have_their_own_modes_and_traces(site_server, two_learners, mode, era):
     alice, bob = two_learners
@@ -115,7 +89,7 @@ def test_two_learners_have_their_own_modes_and_traces(site_server, two_learners,
                     await client.call_tool("no_such_tool", {})
         return alice_result, bob_result
 
-    alice_result, bob_result = anyio.run(run)
+    alice_result, bob_result = run_async(run)
     assert alice_result.structured_content["errorCategory"] == "permission"
     assert bob_result.structured_content["found"] is True
     alice_calls = list(LiveCall.objects.filter(instance=alice).values_list("tool", "category", "protocol_version"))
