@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lessons.content_files import (
-    ID_PATTERN, SLUG_PATTERN, ContentProblem, _FileChecker, _hash, _load_yaml, _read,
+    ID_PATTERN, SLUG_PATTERN, ContentProblem, FileChecker, content_hash, read_yaml_file,
 )
 from lessons.rendering import render_markdown
 from lessons.taxonomy import CATEGORIES
@@ -41,7 +41,7 @@ class ExerciseBundle:
     problems: list[ContentProblem] = field(default_factory=list)
 
 
-def check_payload_rubric(check: _FileChecker, rubric: Any, name: str = "rubric") -> None:
+def check_payload_rubric(check: FileChecker, rubric: Any, name: str = "rubric") -> None:
     """Report every way a payload rubric would make the grader misbehave."""
     if not isinstance(rubric, dict):
         check.problem(name, "must be a mapping")
@@ -71,14 +71,11 @@ def check_payload_rubric(check: _FileChecker, rubric: Any, name: str = "rubric")
 
 
 def parse_exercise(path: Path, root: Path, problems: list[ContentProblem]) -> ExerciseFile | None:
-    read = _read(path, root, problems)
-    if read is None:
+    loaded = read_yaml_file(path, root, problems)
+    if loaded is None:
         return None
-    rel, raw = read
-    data = _load_yaml(rel, raw, problems)
-    if data is None:
-        return None
-    check = _FileChecker(rel, data, problems)
+    rel, raw, data = loaded
+    check = FileChecker(rel, data, problems)
     kind = check.choice_of("kind", EXERCISE_KINDS)
     category = data.get("category", "")
     if category and category not in CATEGORIES:
@@ -109,7 +106,7 @@ def parse_exercise(path: Path, root: Path, problems: list[ContentProblem]) -> Ex
         kind=kind, category=category or "", order=check.integer("order"),
         situation_html=render_markdown(check.text("situation")),
         starter=starter, rubric=rubric if isinstance(rubric, dict) else {}, hints=hints,
-        source_path=rel, content_hash=_hash(raw),
+        source_path=rel, content_hash=content_hash(raw),
     )
 
 

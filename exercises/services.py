@@ -11,7 +11,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from lessons.services import Learner, SyncReport, sync_needs_write, sync_record, sync_retire_missing
+from lessons.services import (
+    Learner, SyncReport, sync_needs_write, sync_park_renamed_slugs, sync_record, sync_retire_missing,
+)
 
 from .content_files import ExerciseBundle
 from .graders import grade
@@ -31,15 +33,12 @@ EXERCISE_FIELDS = ("slug", "title", "summary", "kind", "category", "order", "sit
 def exercise_sync(*, bundle: ExerciseBundle, report: SyncReport) -> None:
     """Upsert exercises by stable id (the bundle has been checked); missing files retire their exercise."""
     existing = {e.content_id: e for e in Exercise.objects.all()}
-    for item in bundle.exercises:
-        row = existing.get(item.content_id)
-        if row is not None and row.slug != item.slug:
-            Exercise.objects.filter(pk=row.pk).update(slug=f"renamed-{row.pk}")
+    sync_park_renamed_slugs(Exercise, items=bundle.exercises, existing=existing)
     seen = set()
     for item in bundle.exercises:
         seen.add(item.content_id)
         row = existing.get(item.content_id)
-        changed = sync_needs_write(row, item) or (row is not None and row.slug != item.slug)
+        changed = sync_needs_write(row, item)  # the slug is in the file, so a rename changes its hash
         sync_record(report, f"exercise {item.content_id}", row is None, changed)
         if not changed:
             continue

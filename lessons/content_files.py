@@ -72,7 +72,7 @@ class ContentBundle:
     problems: list[ContentProblem] = field(default_factory=list)
 
 
-class _FileChecker:
+class FileChecker:
     """Collects problems for one file while fields are read from its mapping."""
 
     def __init__(self, path: str, data: dict[str, Any], problems: list[ContentProblem], prefix: str = ""):
@@ -111,11 +111,11 @@ class _FileChecker:
         return value
 
 
-def _hash(raw: str) -> str:
+def content_hash(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
-def _read(path: Path, root: Path, problems: list[ContentProblem]) -> tuple[str, str] | None:
+def read_content_file(path: Path, root: Path, problems: list[ContentProblem]) -> tuple[str, str] | None:
     # Shown from the repository's top (lessons/content/...), the way an author finds the file.
     rel = str(path.relative_to(root.parent.parent))
     try:
@@ -125,7 +125,7 @@ def _read(path: Path, root: Path, problems: list[ContentProblem]) -> tuple[str, 
         return None
 
 
-def _load_yaml(rel: str, raw: str, problems: list[ContentProblem], first_line: int = 1) -> dict[str, Any] | None:
+def load_yaml_mapping(rel: str, raw: str, problems: list[ContentProblem], first_line: int = 1) -> dict[str, Any] | None:
     try:
         data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
@@ -139,8 +139,18 @@ def _load_yaml(rel: str, raw: str, problems: list[ContentProblem], first_line: i
     return data
 
 
+def read_yaml_file(path: Path, root: Path, problems: list[ContentProblem]) -> tuple[str, str, dict[str, Any]] | None:
+    """(path shown to authors, raw text, mapping) of a YAML item file, or None with its problems recorded."""
+    read = read_content_file(path, root, problems)
+    if read is None:
+        return None
+    rel, raw = read
+    data = load_yaml_mapping(rel, raw, problems)
+    return None if data is None else (rel, raw, data)
+
+
 def parse_lesson(path: Path, root: Path, problems: list[ContentProblem]) -> LessonFile | None:
-    read = _read(path, root, problems)
+    read = read_content_file(path, root, problems)
     if read is None:
         return None
     rel, raw = read
@@ -148,10 +158,10 @@ def parse_lesson(path: Path, root: Path, problems: list[ContentProblem]) -> Less
     if not match:
         problems.append(ContentProblem(rel, "(front matter)", "must start with a '---' block of YAML and close it with '---'"))
         return None
-    data = _load_yaml(rel, match.group(1), problems, first_line=2)  # line 1 is the opening '---'
+    data = load_yaml_mapping(rel, match.group(1), problems, first_line=2)  # line 1 is the opening '---'
     if data is None:
         return None
-    check = _FileChecker(rel, data, problems)
+    check = FileChecker(rel, data, problems)
     body = match.group(2)
     if not body.strip():
         check.problem("(body)", "the lesson has no text after its front matter")
@@ -164,20 +174,17 @@ def parse_lesson(path: Path, root: Path, problems: list[ContentProblem]) -> Less
         order=check.integer("order"),
         body_html=render_markdown(body),
         source_path=rel,
-        content_hash=_hash(raw),
+        content_hash=content_hash(raw),
     )
     return lesson
 
 
 def parse_question(path: Path, root: Path, problems: list[ContentProblem]) -> QuestionFile | None:
-    read = _read(path, root, problems)
-    if read is None:
+    loaded = read_yaml_file(path, root, problems)
+    if loaded is None:
         return None
-    rel, raw = read
-    data = _load_yaml(rel, raw, problems)
-    if data is None:
-        return None
-    check = _FileChecker(rel, data, problems)
+    rel, raw, data = loaded
+    check = FileChecker(rel, data, problems)
     question = QuestionFile(
         content_id=check.text("id", pattern=ID_PATTERN, hint="lowercase letters, digits and dashes"),
         lesson_id=check.text("lesson", max_length=80),
@@ -187,12 +194,12 @@ def parse_question(path: Path, root: Path, problems: list[ContentProblem]) -> Qu
         prompt_html=render_markdown(check.text("prompt")),
         choices=_parse_choices(check),
         source_path=rel,
-        content_hash=_hash(raw),
+        content_hash=content_hash(raw),
     )
     return question
 
 
-def _parse_choices(check: _FileChecker) -> list[ChoiceData]:
+def _parse_choices(check: FileChecker) -> list[ChoiceData]:
     raw_choices = check.data.get("choices")
     if not isinstance(raw_choices, list) or not (MIN_CHOICES <= len(raw_choices) <= MAX_CHOICES):
         check.problem("choices", f"must be a list of {MIN_CHOICES} to {MAX_CHOICES} choices")
@@ -203,7 +210,7 @@ def _parse_choices(check: _FileChecker) -> list[ChoiceData]:
         if not isinstance(item, dict):
             check.problem(name, "must be a mapping with 'text', 'why' and optionally 'correct: true'")
             continue
-        sub = _FileChecker(check.path, item, check.problems, prefix=f"{name}.")
+        sub = FileChecker(check.path, item, check.problems, prefix=f"{name}.")
         text, why = sub.text("text"), sub.text("why")
         correct = item.get("correct", False)
         if not isinstance(correct, bool):

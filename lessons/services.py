@@ -53,6 +53,14 @@ def sync_needs_write(row, item) -> bool:
     return row is None or row.content_hash != item.content_hash or row.source_path != item.source_path or not row.is_active
 
 
+def sync_park_renamed_slugs(model, *, items, existing: dict) -> None:
+    """Park renamed slugs first, so two items can swap slugs in one sync without a unique clash."""
+    for item in items:
+        row = existing.get(item.content_id)
+        if row is not None and row.slug != item.slug:
+            model.objects.filter(pk=row.pk).update(slug=f"renamed-{row.pk}")
+
+
 def sync_retire_missing(existing: dict, seen, kind: str, report: SyncReport) -> None:
     """Items whose file is gone are retired, not deleted, so answers and exam reports keep them."""
     for content_id, row in existing.items():
@@ -64,11 +72,7 @@ def sync_retire_missing(existing: dict, seen, kind: str, report: SyncReport) -> 
 
 def _sync_lessons(lessons, report: SyncReport) -> dict[str, Lesson]:
     existing = {l.content_id: l for l in Lesson.objects.all()}
-    # Park renamed slugs first so two lessons can swap slugs in one sync without a unique clash.
-    for item in lessons:
-        row = existing.get(item.content_id)
-        if row is not None and row.slug != item.slug:
-            Lesson.objects.filter(pk=row.pk).update(slug=f"renamed-{row.pk}")
+    sync_park_renamed_slugs(Lesson, items=lessons, existing=existing)
     result = {}
     for item in lessons:
         row = existing.get(item.content_id)

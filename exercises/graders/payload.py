@@ -72,12 +72,12 @@ def _mirrored_json(payload: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _common_checks(payload: dict[str, Any], rubric: dict[str, Any]) -> list[Check]:
+def _schema_check(payload: dict[str, Any]) -> Check:
     problems = schema_problems(payload)
-    return [Check("valid-call-tool-result", "A valid MCP CallToolResult", not problems,
-                  "Valid against the SDK's CallToolResult schema." if not problems else
-                  "Not a valid CallToolResult: " + "; ".join(problems[:5]) + ". A client would reject it before the "
-                  "agent saw anything.", misconception="invalid-call-tool-result")]
+    return Check("valid-call-tool-result", "A valid MCP CallToolResult", not problems,
+                 "Valid against the SDK's CallToolResult schema." if not problems else
+                 "Not a valid CallToolResult: " + "; ".join(problems[:5]) + ". A client would reject it before the "
+                 "agent saw anything.", misconception="invalid-call-tool-result")
 
 
 def _leak_check(payload: dict[str, Any]) -> Check:
@@ -332,7 +332,7 @@ def _empty_result_checks(payload: dict[str, Any], rubric: dict[str, Any]) -> lis
 
 
 def grade_payload_object(slug: str, rubric: dict[str, Any], payload: dict[str, Any]) -> list[Check]:
-    checks = _common_checks(payload, rubric)
+    checks = [_schema_check(payload)]
     if rubric["expect"] == "empty":
         checks += _empty_result_checks(payload, rubric)
     else:

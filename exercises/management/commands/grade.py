@@ -39,11 +39,9 @@ class Command(BaseCommand):
                                               "`python manage.py sync_content` (or `make test`), then try again.",
                                         retry_after_seconds=1), 3
         if exercise is None:
-            result = infrastructure_error(slug, f"No exercise has the slug {slug!r}. Known exercises: "
-                                                f"{', '.join(known) or 'none (run sync_content)'}.", retry_after_seconds=1)
-            result["error"].update({"errorCategory": "validation", "isRetryable": False, "field": "exercise"})
-            result["error"].pop("retryAfterSeconds")
-            return result, 3
+            # Not the submission's fault, so exit 3; but not transient either: the slug must change.
+            return submission_error(slug, f"No exercise has the slug {slug!r}. Known exercises: "
+                                          f"{', '.join(known) or 'none (run sync_content)'}.", field="exercise"), 3
         try:
             raw = sys.stdin.buffer.read(MAX_SUBMISSION_BYTES + 1) if path == "-" else _read(Path(path))
         except OSError as error:
