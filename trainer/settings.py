@@ -142,6 +142,17 @@ MCP_RATE_LIMIT_PER_MINUTE = int(os.environ.get("MCP_RATE_LIMIT_PER_MINUTE", "120
 API_SUBMISSIONS_PER_MINUTE = int(os.environ.get("API_SUBMISSIONS_PER_MINUTE", "30"))
 API_MAX_BODY_BYTES = 256 * 1024
 
+# The sandbox for learners' code (bubblewrap). The runtime is a venv built from Debian's /usr/bin/python3 with
+# only `mcp` installed (`make setup`); a pool of this many warm sandboxes waits in each grading worker.
+SANDBOX_RUNTIME = Path(os.environ.get("SANDBOX_RUNTIME", BASE_DIR / "var" / "sandbox-runtime"))
+SANDBOX_POOL_SIZE = int(os.environ.get("SANDBOX_POOL_SIZE", "2"))
+# Development only, never where other people's code is graded: run learner code with no sandbox (loud warnings).
+SANDBOX_ALLOW_UNSANDBOXED = _env_flag("SANDBOX_ALLOW_UNSANDBOXED")
+# A grading still `running` after this long lost its worker; the sweeper queues it again (at most this often).
+GRADING_STALE_AFTER_SECONDS = int(os.environ.get("GRADING_STALE_AFTER_SECONDS", "180"))
+GRADING_MAX_RUNS = 3
+GRADING_SWEEP_INTERVAL_SECONDS = float(os.environ.get("GRADING_SWEEP_INTERVAL_SECONDS", "15"))
+
 # Practice exam defaults (a learner may choose within the bounds).
 EXAM_DEFAULT_QUESTIONS = int(os.environ.get("EXAM_DEFAULT_QUESTIONS", "20"))
 EXAM_DEFAULT_MINUTES = int(os.environ.get("EXAM_DEFAULT_MINUTES", "30"))

@@ -2,11 +2,16 @@
 
 from typing import Any
 
+from .agent_loop import ProgressCallback, grade_agent_loop
 from .payload import grade_payload, grade_payload_set
 
-GRADERS = {"payload": grade_payload, "payload-set": grade_payload_set}
+GRADERS = {"payload": grade_payload, "payload-set": grade_payload_set, "agent-loop": grade_agent_loop}
+GRADERS_WITH_PROGRESS = {"agent-loop"}
 
 
-def grade(*, slug: str, kind: str, rubric: dict[str, Any], text: str) -> dict[str, Any]:
+def grade(*, slug: str, kind: str, rubric: dict[str, Any], text: str,
+          on_progress: ProgressCallback | None = None) -> dict[str, Any]:
     """The one entry point the web page, the API, the CLI and the tests share."""
+    if kind in GRADERS_WITH_PROGRESS:
+        return GRADERS[kind](slug=slug, rubric=rubric, text=text, on_progress=on_progress)
     return GRADERS[kind](slug=slug, rubric=rubric, text=text)

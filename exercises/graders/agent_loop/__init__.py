@@ -1,0 +1,158 @@
+"""The agent-loop grader: the learner's `async def handle(session, request)` runs in a sandbox against the
+training MCP server, once per scenario of the grading contract, on a virtual clock.
+
+One warm sandbox serves the whole submission. A scenario the grader has to stop (too many calls, too much
+waiting, busy code, a process that died) is failed with the reason, the sandbox is killed with everything in
+it, and the remaining scenarios continue in a fresh one.
+"""
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from ...sandbox import SandboxUnavailable, sandbox_pool
+from ..result import Check, GradeResult, infrastructure_error, structured_error
+from .scenarios import SCENARIOS, Scenario, finished_check
+from .session import LoopConnection, LoopStopped, ScenarioRun
+
+RUNNER = "agent_loop_runner.py"
+SUBMISSION_TIME_LIMIT_SECONDS = 60
+
+ProgressCallback = Callable[[dict[str, Any]], None]
+
+
+def grade_agent_loop(*, slug: str, rubric: dict[str, Any], text: str,
+                     on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+    if not text.strip():
+        return GradeResult(exercise=slug, error=structured_error(
+            "The file is empty. Define `async def handle(session, request):` and return an outcome dict.",
+            field="submission")).as_dict()
+    return _run_coroutine(_grade(slug, text, on_progress or (lambda progress: None)))
+
+
+def _run_coroutine(coroutine) -> dict[str, Any]:
+    """asyncio.run, in a thread of its own when this thread already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    box: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: box.setdefault("result", asyncio.run(coroutine)))
+    thread.start()
+    thread.join()
+    return box["result"]
+
+
+async def _grade(slug: str, source: str, on_progress: ProgressCallback) -> dict[str, Any]:
+    runs: dict[str, ScenarioRun] = {}
+    pending = list(SCENARIOS)
+    deadline = time.monotonic() + SUBMISSION_TIME_LIMIT_SECONDS
+    first_sandbox = True
+    while pending and time.monotonic() < deadline:
+        try:
+            sandbox = sandbox_pool(RUNNER).take()
+        except SandboxUnavailable as error:
+            return infrastructure_error(slug, f"Learners' code cannot run on the grading machine right now: {error} "
+                                              "Your submission is kept and costs no attempt.", retry_after_seconds=60)
+        connection = LoopConnection(sandbox)
+        last_run: ScenarioRun | None = None
+        try:
+            async with anyio.create_task_group() as tasks:
+                try:
+                    await connection.start(tasks)
+                except (TimeoutError, LoopStopped, ValueError, OSError):
+                    return infrastructure_error(slug, "The sandbox for your code did not start. Your submission is "
+                                                      "kept and costs no attempt.")
+                loaded = await connection.load(source)
+                if loaded.get("t") != "loaded":
+                    if first_sandbox:
+                        return GradeResult(exercise=slug, error=_load_problem(loaded, sandbox.output())).as_dict()
+                    break
+                first_sandbox = False
+                while pending:
+                    scenario = pending.pop(0)
+                    on_progress({"done": len(runs), "total": len(SCENARIOS), "scenario": scenario.id})
+                    run = await connection.run_scenario(scenario_id=scenario.id, request=scenario.request,
+                                                        script=scenario.script, budget=scenario.budget)
+                    runs[scenario.id] = last_run = run
+                    if run.stop or connection.closed.is_set():
+                        break  # this sandbox is spent: kill it and go on in a fresh one
+                tasks.cancel_scope.cancel()
+        finally:
+            connection.close()
+            if last_run is not None and last_run.stop in ("process_ended", "broken_link", "real_time"):
+                # what the process wrote outside print() (os.write, a dying interpreter) explains its end
+                last_run.output = (last_run.output + "\n" + sandbox.output()).strip()[:8192]
+    on_progress({"done": len(SCENARIOS), "total": len(SCENARIOS), "scenario": None})
+    return _result(slug, runs)
+
+
+def _result(slug: str, runs: dict[str, ScenarioRun]) -> dict[str, Any]:
+    summaries, scenario_checks = [], []
+    for scenario in SCENARIOS:
+        run = runs.get(scenario.id)
+        checks = _scenario_checks(scenario, run)
+        earned = sum(c.as_dict()["points"] for c in checks)
+        possible = sum(c.max_points for c in checks)
+        score = round(earned / possible, 4) if possible else 0.0
+        first_failure = next((c for c in checks if not c.passed), None)
+        scenario_checks.append(Check(
+            f"scenario-{scenario.id}", f"{scenario.id}: {scenario.title}", first_failure is None,
+            first_failure.message if first_failure else "Every check passed.", points=score,
+            misconception=first_failure.misconception if first_failure else None))
+        summaries.append({
+            "id": scenario.id, "title": scenario.title, "status": "pass" if first_failure is None else "fail",
+            "score": score, "checks": [c.as_dict() for c in checks], "request": scenario.request,
+            "trace": [_trace_summary(entry) for entry in (run.trace if run else [])],
+            "outcome": run.outcome if run else None, "stopped": run.stop if run else "not_run",
+            "virtualSeconds": round(run.virtual_seconds, 3) if run else 0.0, "output": run.output if run else "",
+        })
+    return GradeResult(exercise=slug, checks=scenario_checks, scenarios=summaries).as_dict()
+
+
+def _scenario_checks(scenario: Scenario, run: ScenarioRun | None) -> list[Check]:
+    if run is None:
+        return [Check("finished", "Returned an outcome", False,
+                      "This scenario did not run: your code used up the submission's time or failed to load again "
+                      "after an earlier scenario was stopped.")]
+    return [finished_check(run, scenario), *scenario.checks(run)]
+
+
+def _trace_summary(entry) -> dict[str, Any]:
+    """What the learner sees of one call: deterministic (no wall-clock durations)."""
+    summary = entry.as_dict()
+    for key in ("durationMs", "text"):
+        summary.pop(key, None)
+    return summary
+
+
+def _load_problem(loaded: dict[str, Any], process_output: str) -> dict[str, Any]:
+    kind = loaded.get("kind")
+    output = (loaded.get("output") or process_output or "")[:4000]
+    details: dict[str, Any] = {"field": "submission"}
+    if output:
+        details["output"] = output
+    if kind == "syntax":
+        line = loaded.get("line")
+        text = f" ({loaded['text']})" if loaded.get("text") else ""
+        details["line"] = line
+        return structured_error(f"Syntax error on line {line}: {loaded.get('message')}{text}. Fix it so the file is "
+                                "valid Python 3.11.", **details)
+    descriptions = {
+        "import": f"Your file raised an error while it was being loaded, before handle ran:\n{loaded.get('message')}\n"
+                  "Code at the top level of the file runs once when it loads; keep it to imports and definitions.",
+        "missing": "Your file does not define handle. Add `async def handle(session, request):` at the top level "
+                   "of the file (names found: " + ", ".join(loaded.get("names") or ["none"]) + ").",
+        "not_callable": f"handle is a {loaded.get('type')}, not a function. Define it with "
+                        "`async def handle(session, request):`.",
+        "not_async": "handle is a plain function (def). Make it a coroutine, `async def handle(session, request):`, "
+                     "and await the session's calls: `result = await session.call_tool(name, arguments)`.",
+        "timeout": "Your file took more than 5 seconds to load. Code at the top level runs when the file loads; keep "
+                   "it to imports and definitions.",
+    }
+    return structured_error(descriptions.get(kind, "The process running your file ended while loading it (sys.exit, "
+                                                   "os._exit or a resource limit). Remove that from the top level."),
+                            **details)
