@@ -4,13 +4,16 @@
 PYTHON_SYSTEM ?= /usr/bin/python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# The runtime learners' code gets inside the sandbox: Debian's Python (under /usr, readable by the sandbox's
+# unprivileged uid) with only mcp installed.
+SANDBOX_RUNTIME := var/sandbox-runtime
 SYSTEM_PACKAGES := python3-venv bubblewrap chromium
 INSPECTOR := tools/inspector/node_modules/.bin/mcp-inspector
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 1
 
-.PHONY: run test setup system-packages venv db inspector bench clean
+.PHONY: run test setup system-packages venv sandbox-runtime db inspector bench clean
 
 run: setup
 	@DJANGO_DEBUG=1 $(PY) manage.py create_demo_instructor
@@ -19,7 +22,7 @@ run: setup
 test: setup inspector
 	$(PY) -m pytest
 
-setup: system-packages venv db
+setup: system-packages venv sandbox-runtime db
 
 system-packages:
 	@scripts/ensure_system_packages.sh $(SYSTEM_PACKAGES)
@@ -31,6 +34,14 @@ $(VENV)/.installed: requirements.txt
 	@touch $@
 
 venv: $(VENV)/.installed
+
+$(SANDBOX_RUNTIME)/.installed: requirements-sandbox.txt
+	@test -x $(SANDBOX_RUNTIME)/bin/python || $(PYTHON_SYSTEM) -m venv $(SANDBOX_RUNTIME)
+	$(SANDBOX_RUNTIME)/bin/python -m pip install --quiet -r requirements-sandbox.txt
+	@chmod -R a+rX $(SANDBOX_RUNTIME)
+	@touch $@
+
+sandbox-runtime: $(SANDBOX_RUNTIME)/.installed
 
 # The official MCP Inspector CLI, a client the tests use against the training server (npm, pinned by the lock file).
 $(INSPECTOR): tools/inspector/package.json tools/inspector/package-lock.json

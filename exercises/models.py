@@ -14,6 +14,7 @@ from lessons.taxonomy import CATEGORIES
 EXERCISE_KINDS = {
     "payload": "Error payload",
     "payload-set": "Set of payloads",
+    "agent-loop": "Agent loop (code)",
 }
 
 
@@ -66,6 +67,10 @@ class Submission(LearnerOwned):
     started_at = models.DateTimeField(null=True, blank=True)
     graded_at = models.DateTimeField(null=True, blank=True)
     grading_runs = models.PositiveIntegerField(default=0)
+    # The queue job of the current grading run; the sweeper replaces it when a worker was lost mid-grade.
+    task_id = models.CharField(max_length=64, blank=True)
+    # While grading runs: {"done": 3, "total": 10, "scenario": "rate-limited"} (exercises that run code).
+    progress = models.JSONField(default=dict, blank=True)
     result = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=8, blank=True)  # pass | fail | error, once graded
     score = models.FloatField(null=True, blank=True)

@@ -4,12 +4,17 @@ import hashlib
 import hmac
 import logging
 import secrets
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from lessons.services import (
     Learner, SyncReport, sync_needs_write, sync_park_renamed_slugs, sync_record, sync_retire_missing,
@@ -108,7 +113,8 @@ def submission_create(*, learner: Learner, exercise: Exercise, text: str, source
                 exercise_version=exercise.version, text=text, source=source, idempotency_key=idempotency_key,
                 request_fingerprint=fingerprint,
             )
-            grade_submission_task.enqueue(submission.pk)
+            submission.task_id = str(grade_submission_task.enqueue(submission.pk).id)
+            submission.save(update_fields=["task_id"])
     except IntegrityError:
         if idempotency_key and (earlier := _idempotent_match(learner, idempotency_key, fingerprint)) is not None:
             return earlier, False  # a concurrent request with the same key won the race
@@ -127,35 +133,118 @@ def _idempotent_match(learner: Learner, key: str, fingerprint: str) -> Submissio
     return earlier
 
 
-def exercise_grade_text(*, exercise: Exercise, text: str) -> dict[str, Any]:
+def exercise_grade_text(*, exercise: Exercise, text: str, on_progress=None) -> dict[str, Any]:
     """Grade text against an exercise; a grader fault becomes an infrastructure error, never an exception."""
     try:
-        return grade(slug=exercise.slug, kind=exercise.kind, rubric=exercise.rubric, text=text)
+        return grade(slug=exercise.slug, kind=exercise.kind, rubric=exercise.rubric, text=text,
+                     on_progress=on_progress)
     except Exception:
         logger.exception("grader crashed on exercise %s", exercise.slug)
         return infrastructure_error(exercise.slug, "The grader failed on our side. Your submission is kept and "
                                                    "costs no attempt; it can be graded again shortly.")
 
 
+PROGRESS_WRITE_INTERVAL_SECONDS = 0.2
+
+
 def submission_grade(*, submission_id: int) -> Submission:
-    """Grade a stored submission once. Running it again for a graded submission changes nothing."""
+    """Grade a stored submission once. Running it again for a graded submission changes nothing.
+
+    Each grading run is numbered; only the run that is still current may write the final result, so a worker
+    presumed lost (and replaced by the sweeper) that comes back late cannot overwrite it or grade twice.
+    """
     with transaction.atomic():
         submission = Submission.objects.select_for_update().select_related("exercise").get(pk=submission_id)
         if submission.state == Submission.GRADED:
             return submission
         submission.state, submission.started_at = Submission.RUNNING, timezone.now()
         submission.grading_runs += 1
-        submission.save(update_fields=["state", "started_at", "grading_runs"])
-    result = exercise_grade_text(exercise=submission.exercise, text=submission.text)
+        submission.progress = {}
+        submission.save(update_fields=["state", "started_at", "grading_runs", "progress"])
+    this_run = Submission.objects.filter(pk=submission.pk, state=Submission.RUNNING,
+                                         grading_runs=submission.grading_runs)
+    result = exercise_grade_text(exercise=submission.exercise, text=submission.text,
+                                 on_progress=_progress_writer(this_run))
     infrastructure = result["status"] == "error" and result["error"].get("errorCategory") == "transient"
-    updated = Submission.objects.filter(pk=submission.pk, state=Submission.RUNNING).update(
+    updated = this_run.update(
         state=Submission.GRADED, graded_at=timezone.now(), result=result, status=result["status"],
-        score=result["score"], counts_as_attempt=not infrastructure,
+        score=result["score"], counts_as_attempt=not infrastructure, progress={},
     )
     if not updated:
         logger.info("submission %s was finalised by another grading run", submission.pk)
     submission.refresh_from_db()
     return submission
+
+
+def _progress_writer(this_run):
+    """A progress callback for the grader, throttled. The grader calls it from its own event loop, where Django's
+    ORM may not run, so each write happens on a short-lived thread with its own connection."""
+    last_write = 0.0
+
+    def write(progress: dict[str, Any]) -> None:
+        nonlocal last_write
+        now = time.monotonic()
+        if now - last_write < PROGRESS_WRITE_INTERVAL_SECONDS:
+            return
+        last_write = now
+
+        def update() -> None:
+            try:
+                this_run.update(progress=progress)
+            finally:
+                connection.close()
+        writer = threading.Thread(target=update, daemon=True)
+        writer.start()
+        writer.join(timeout=5)
+    return write
+
+
+@dataclass
+class SweepReport:
+    jobs_failed: int = 0
+    requeued: list[int] = field(default_factory=list)
+    given_up: list[int] = field(default_factory=list)
+
+
+def submissions_sweep_stale(*, now=None) -> SweepReport:
+    """Recover gradings whose worker was lost (killed mid-grade, machine gone).
+
+    django-tasks-db leaves such a job RUNNING for ever; it is marked failed here. Its submission is queued
+    again with a new job, or, after GRADING_MAX_RUNS lost runs, finalised with an infrastructure error that
+    costs no attempt. Every change is conditional on the state it saw, so any number of workers may sweep.
+    """
+    from .tasks import grade_submission_task
+
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.GRADING_STALE_AFTER_SECONDS)
+    report = SweepReport()
+    report.jobs_failed = DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING, started_at__lt=cutoff).update(
+        status=TaskResultStatus.FAILED, finished_at=now, exception_class_path="exercises.services.WorkerLost",
+        traceback=f"The worker running this job stopped answering; swept at {now.isoformat()}.")
+    stale = Submission.objects.filter(state=Submission.RUNNING, started_at__lt=cutoff).select_related("exercise")
+    live_jobs = DBTaskResult.objects.filter(status__in=[TaskResultStatus.READY, TaskResultStatus.RUNNING])
+    orphaned = (Submission.objects.filter(state=Submission.QUEUED, created_at__lt=cutoff)
+                .exclude(task_id__in=[str(pk) for pk in live_jobs.values_list("id", flat=True)]))
+    for submission in [*stale, *orphaned]:
+        same = Submission.objects.filter(pk=submission.pk, state=submission.state,
+                                         grading_runs=submission.grading_runs)
+        if submission.grading_runs >= settings.GRADING_MAX_RUNS:
+            result = infrastructure_error(submission.exercise.slug, (
+                f"Grading was interrupted {submission.grading_runs} times on our side (a grading worker stopped). "
+                "Your submission is kept and costs no attempt; submit it again in a minute."), retry_after_seconds=60)
+            if same.update(state=Submission.GRADED, graded_at=now, result=result, status="error", score=0.0,
+                           counts_as_attempt=False, progress={}):
+                report.given_up.append(submission.pk)
+            continue
+        with transaction.atomic():
+            if same.update(state=Submission.QUEUED, progress={}):
+                job = grade_submission_task.enqueue(submission.pk)
+                Submission.objects.filter(pk=submission.pk).update(task_id=str(job.id))
+                report.requeued.append(submission.pk)
+    if report.jobs_failed or report.requeued or report.given_up:
+        logger.warning("grading sweep: %s lost job(s) failed, submissions requeued %s, given up %s",
+                       report.jobs_failed, report.requeued, report.given_up)
+    return report
 
 
 # --- API tokens -------------------------------------------------------------------------------

@@ -18,14 +18,14 @@ stop() {
 trap stop INT TERM EXIT
 
 for i in $(seq 1 "$WORKERS"); do
-  $PY manage.py db_worker --queue-name default --interval 0.2 &
+  $PY manage.py grading_worker --queue-name default --interval 0.05 &
   pids+=($!)
 done
 
 cat <<MSG
 
   Recover Well is running:  http://$HOST:$PORT/
-  Grading workers:          $WORKERS (django-tasks-db db_worker)
+  Grading workers:          $WORKERS (grading_worker: django-tasks-db, warm sandboxes, sweeper)
   Demo instructor login:    username 'instructor', password 'learn-mcp-errors' (development only)
   Playground (your own live MCP server): http://$HOST:$PORT/playground/
   Learners can start without an account, or sign up at http://$HOST:$PORT/accounts/signup/

@@ -58,36 +58,54 @@ async def _grade(slug: str, source: str, on_progress: ProgressCallback) -> dict[
             return infrastructure_error(slug, f"Learners' code cannot run on the grading machine right now: {error} "
                                               "Your submission is kept and costs no attempt.", retry_after_seconds=60)
         connection = LoopConnection(sandbox)
-        last_run: ScenarioRun | None = None
         try:
             async with anyio.create_task_group() as tasks:
                 try:
-                    await connection.start(tasks)
-                except (TimeoutError, LoopStopped, ValueError, OSError):
-                    return infrastructure_error(slug, "The sandbox for your code did not start. Your submission is "
-                                                      "kept and costs no attempt.")
-                loaded = await connection.load(source)
-                if loaded.get("t") != "loaded":
-                    if first_sandbox:
-                        return GradeResult(exercise=slug, error=_load_problem(loaded, sandbox.output())).as_dict()
-                    break
-                first_sandbox = False
-                while pending:
-                    scenario = pending.pop(0)
-                    on_progress({"done": len(runs), "total": len(SCENARIOS), "scenario": scenario.id})
-                    run = await connection.run_scenario(scenario_id=scenario.id, request=scenario.request,
-                                                        script=scenario.script, budget=scenario.budget)
-                    runs[scenario.id] = last_run = run
-                    if run.stop or connection.closed.is_set():
-                        break  # this sandbox is spent: kill it and go on in a fresh one
-                tasks.cancel_scope.cancel()
+                    ended = await _run_scenarios(connection, tasks, source, pending, runs, on_progress, slug,
+                                                 first_sandbox=first_sandbox)
+                finally:
+                    tasks.cancel_scope.cancel()
         finally:
             connection.close()
-            if last_run is not None and last_run.stop in ("process_ended", "broken_link", "real_time"):
-                # what the process wrote outside print() (os.write, a dying interpreter) explains its end
-                last_run.output = (last_run.output + "\n" + sandbox.output()).strip()[:8192]
+        if isinstance(ended, dict):
+            return ended  # the submission could not be graded, or the sandbox could not start
+        if ended == "load_failed":
+            break
+        first_sandbox = False
+        if (last := runs.get(ended)) is not None and last.stop in ("process_ended", "broken_link", "real_time"):
+            # what the process wrote outside print() (os.write, a dying interpreter) explains its end
+            last.output = (last.output + "\n" + sandbox.output()).strip()[:8192]
     on_progress({"done": len(SCENARIOS), "total": len(SCENARIOS), "scenario": None})
     return _result(slug, runs)
+
+
+async def _run_scenarios(connection: LoopConnection, tasks, source: str, pending: list[Scenario],
+                         runs: dict[str, ScenarioRun], on_progress: ProgressCallback, slug: str, *,
+                         first_sandbox: bool) -> dict[str, Any] | str | None:
+    """Run pending scenarios in one sandbox until they are done or the sandbox is spent.
+
+    Returns a final result when grading must stop here, "load_failed" when a later sandbox could not load the
+    file again, else the id of the last scenario run (None if none ran)."""
+    try:
+        await connection.start(tasks)
+    except (TimeoutError, LoopStopped, ValueError, OSError):
+        return infrastructure_error(slug, "The sandbox for your code did not start. Your submission is kept and "
+                                          "costs no attempt.")
+    loaded = await connection.load(source)
+    if loaded.get("t") != "loaded":
+        if first_sandbox:
+            return GradeResult(exercise=slug, error=_load_problem(loaded, connection.sandbox.output())).as_dict()
+        return "load_failed"
+    last = None
+    while pending:
+        scenario = pending.pop(0)
+        on_progress({"done": len(runs), "total": len(SCENARIOS), "scenario": scenario.id})
+        run = await connection.run_scenario(scenario_id=scenario.id, request=scenario.request,
+                                            script=scenario.script, budget=scenario.budget)
+        runs[scenario.id], last = run, scenario.id
+        if run.stop or connection.closed.is_set():
+            break  # this sandbox is spent: it is killed and the rest go on in a fresh one
+    return last
 
 
 def _result(slug: str, runs: dict[str, ScenarioRun]) -> dict[str, Any]:
