@@ -133,8 +133,10 @@ def no_repeat_check(run: ScenarioRun, *, tool: str, what: str, misconception: st
 
 
 def outcome_check(run: ScenarioRun, *, check_id: str, name: str, expected: str, wrong: dict[str, tuple[str, str | None]],
-                  extra: Callable[[dict], str | None] | None = None, extra_misconception: str | None = None) -> Check:
-    """The action is `expected`; `wrong` explains each other action; `extra` returns a problem with the details."""
+                  extra: Callable[[dict], str | tuple[str, str | None] | None] | None = None,
+                  extra_misconception: str | None = None) -> Check:
+    """The action is `expected`; `wrong` explains each other action; `extra` returns a problem with the details
+    (a message, or a message and its own misconception)."""
     action = _action(run)
     if action is None:
         return Check(check_id, name, False, f"No outcome to check: the scenario expects {{\"action\": \"{expected}\"}}.")
@@ -143,7 +145,8 @@ def outcome_check(run: ScenarioRun, *, check_id: str, name: str, expected: str, 
                                                     f"{expected}.", None))
         return Check(check_id, name, False, message, misconception=misconception)
     if extra is not None and (problem := extra(run.outcome)):
-        return Check(check_id, name, False, problem, misconception=extra_misconception)
+        message, misconception = problem if isinstance(problem, tuple) else (problem, extra_misconception)
+        return Check(check_id, name, False, message, misconception=misconception)
     return Check(check_id, name, True, f"Returned {expected}.")
 
 
@@ -151,8 +154,21 @@ SWALLOWED = ("Your loop returned answer although the call failed (isError: true)
              "using a result: an error is not data.", "swallows-errors")
 
 
-def _has_order(order_id: str) -> Callable[[dict], str | None]:
-    def problem(outcome: dict) -> str | None:
+def _is_error_payload(data: Any) -> bool:
+    return isinstance(data, dict) and ("errorCategory" in data or "isRetryable" in data)
+
+
+def _gave_up(run: ScenarioRun, message: str) -> tuple[str, str | None]:
+    """Too few calls: an answer made of the error itself is swallowing it; anything else is giving up."""
+    if _action(run) == "answer" and _is_error_payload(run.outcome.get("data")):
+        return SWALLOWED
+    return message, "gives-up-on-transient"
+
+
+def _has_order(order_id: str) -> Callable[[dict], str | tuple[str, str | None] | None]:
+    def problem(outcome: dict) -> str | tuple[str, str | None] | None:
+        if _is_error_payload(outcome.get("data")):
+            return SWALLOWED
         if order_id not in _text(outcome.get("data")):
             return f"The answer's data does not hold the order {order_id}. Put the tool's result in \"data\"."
         return None
@@ -174,8 +190,8 @@ def _transient_recovers(run: ScenarioRun) -> list[Check]:
     return [
         call_count_check(run, check_id="retries", name="Retried until the order came back", tool="lookup_order",
                          allowed=range(3, 4),
-                         few=("Your loop made {count}; the first two failed with isRetryable: true and the third "
-                              "would have worked. Retry transient errors.", "gives-up-on-transient"),
+                         few=_gave_up(run, "Your loop made {count}; the first two failed with isRetryable: true "
+                                           "and the third would have worked. Retry transient errors."),
                          many=("Your loop made {count}; the third one succeeded, so stop as soon as a call works.",
                                None),
                          ok="{count}: two transient failures, then the order."),
@@ -197,8 +213,8 @@ def _transient_persists(run: ScenarioRun) -> list[Check]:
     return [
         call_count_check(run, check_id="retried", name="Retried at least once", tool="lookup_order",
                          allowed=range(2, 10_000),
-                         few=("Your loop made {count} and gave up at once, but the error said isRetryable: true. "
-                              "Retry a transient error at least once.", "gives-up-on-transient"),
+                         few=_gave_up(run, "Your loop made {count} and gave up at once, but the error said "
+                                           "isRetryable: true. Retry a transient error at least once."),
                          many=("", None), ok="{count} in all."),
         call_count_check(run, check_id="bounded", name="Stopped after at most 4 calls", tool="lookup_order",
                          allowed=range(1, 5), few=("", None),
@@ -218,8 +234,8 @@ def _rate_limited(run: ScenarioRun) -> list[Check]:
         waits_check(run, tool="lookup_order"),
         call_count_check(run, check_id="retries", name="Retried once, after the wait", tool="lookup_order",
                          allowed=range(2, 3),
-                         few=("Your loop made {count}: it gave up on a rate limit, which clears after "
-                              "retryAfterSeconds. Wait, then retry.", "gives-up-on-transient"),
+                         few=_gave_up(run, "Your loop made {count}: it gave up on a rate limit, which clears after "
+                                           "retryAfterSeconds. Wait, then retry."),
                          many=("Your loop made {count}; the second call succeeded, so stop there.", None),
                          ok="{count}: rate limited, then the order."),
         outcome_check(run, check_id="outcome", name="Answered with the order", expected="answer",

@@ -109,6 +109,11 @@ class LoopConnection:
         return {"t": "load_error", "kind": "timeout"}
 
     def close(self) -> None:
+        # Close the transports first: they unregister their descriptors from the event loop, which would
+        # otherwise keep watching the numbers the next sandbox's sockets are given.
+        for writer in (getattr(self, "writer", None), getattr(self, "clock_writer", None)):
+            if writer is not None:
+                writer.close()
         self.sandbox.kill()
         self.closed.set()
 
@@ -143,7 +148,7 @@ class LoopConnection:
         run.virtual_seconds = clock.now
         run.stop = current.stop
         report = current.report or {}
-        run.output = str(report.get("output") or "")[:8192]
+        run.output = str(report.get("output") or "")[:9000]
         if report.get("t") == "outcome":
             if "unserializable" in report:
                 run.unserializable = str(report["unserializable"])[:300]
