@@ -51,6 +51,8 @@ class SandboxPool:
                 logger.exception("could not pre-start a sandbox for %s", self.program)
 
     def close(self) -> None:
+        """Kill the idle sandboxes and stop refilling (until `warm()` again)."""
+        self._warm = False
         with self._lock:
             while self._idle:
                 self._idle.popleft().kill()

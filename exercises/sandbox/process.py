@@ -4,7 +4,9 @@ import logging
 import os
 import signal
 import socket
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -25,12 +27,14 @@ class SandboxProcess:
         self.clock, clock_inside = socket.socketpair()
         fds = (mux_inside.fileno(), clock_inside.fileno())
         self.unsandboxed = unsandboxed_allowed()
+        self.scratch = None
         if self.unsandboxed:
+            self.scratch = tempfile.mkdtemp(prefix="unsandboxed-")
             logger.warning("!!! SANDBOX_ALLOW_UNSANDBOXED is on: running learner code WITHOUT a sandbox. "
                            "Development only; never on a machine that grades other people's code. !!!")
             argv = unsandboxed_argv(program)
             env = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
-                   "SANDBOX_FDS": ",".join(map(str, fds))}
+                   "SANDBOX_FDS": ",".join(map(str, fds)), "TMPDIR": self.scratch, "HOME": self.scratch}
         else:
             argv, env = sandbox_argv(program, limits=self.limits, fds=fds), {"PATH": "/usr/bin:/bin"}
         self.started_at = time.monotonic()
@@ -87,3 +91,5 @@ class SandboxProcess:
         self._drainer.join(timeout=2)
         for sock in (self.mux, self.clock):
             sock.close()
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)

@@ -19,7 +19,9 @@ from .scenarios import SCENARIOS, Scenario, finished_check
 from .session import LoopConnection, LoopStopped, ScenarioRun
 
 RUNNER = "agent_loop_runner.py"
-SUBMISSION_TIME_LIMIT_SECONDS = 60
+SUBMISSION_TIME_LIMIT_SECONDS = 30
+# Busy code that runs out of real time twice would do it in every scenario: the rest are skipped.
+MAX_REAL_TIME_STOPS = 2
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 
@@ -52,6 +54,8 @@ async def _grade(slug: str, source: str, on_progress: ProgressCallback) -> dict[
     deadline = time.monotonic() + SUBMISSION_TIME_LIMIT_SECONDS
     first_sandbox = True
     while pending and time.monotonic() < deadline:
+        if sum(run.stop == "real_time" for run in runs.values()) >= MAX_REAL_TIME_STOPS:
+            break
         try:
             sandbox = sandbox_pool(RUNNER).take()
         except SandboxUnavailable as error:
@@ -75,6 +79,8 @@ async def _grade(slug: str, source: str, on_progress: ProgressCallback) -> dict[
         if (last := runs.get(ended)) is not None and last.stop in ("process_ended", "broken_link", "real_time"):
             # what the process wrote outside print() (os.write, a dying interpreter) explains its end
             last.output = (last.output + "\n" + sandbox.output()).strip()[:8192]
+    for scenario in pending:
+        runs[scenario.id] = ScenarioRun(stop="skipped")
     on_progress({"done": len(SCENARIOS), "total": len(SCENARIOS), "scenario": None})
     return _result(slug, runs)
 
@@ -125,17 +131,17 @@ def _result(slug: str, runs: dict[str, ScenarioRun]) -> dict[str, Any]:
             "id": scenario.id, "title": scenario.title, "status": "pass" if first_failure is None else "fail",
             "score": score, "checks": [c.as_dict() for c in checks], "request": scenario.request,
             "trace": [_trace_summary(entry) for entry in (run.trace if run else [])],
-            "outcome": run.outcome if run else None, "stopped": run.stop if run else "not_run",
+            "outcome": run.outcome if run else None, "stopped": run.stop if run else "skipped",
             "virtualSeconds": round(run.virtual_seconds, 3) if run else 0.0, "output": run.output if run else "",
         })
     return GradeResult(exercise=slug, checks=scenario_checks, scenarios=summaries).as_dict()
 
 
 def _scenario_checks(scenario: Scenario, run: ScenarioRun | None) -> list[Check]:
-    if run is None:
+    if run is None or run.stop == "skipped":
         return [Check("finished", "Returned an outcome", False,
-                      "This scenario did not run: your code used up the submission's time or failed to load again "
-                      "after an earlier scenario was stopped.")]
+                      "This scenario did not run: earlier scenarios ran out of real time (busy code), or your file "
+                      "failed to load again after a scenario was stopped. Fix those first.")]
     return [finished_check(run, scenario), *scenario.checks(run)]
 
 

@@ -32,7 +32,7 @@ LOAD_TIMEOUT_SECONDS = 5
 class Budget:
     max_calls: int = 10  # more calls than this and the loop is stopped
     max_virtual_seconds: float = 600.0  # more waiting than this (virtual) and the loop is stopped
-    real_seconds: float = 5.0  # wall-clock time for one scenario: waits are virtual, so only busy code uses it
+    real_seconds: float = 3.0  # wall-clock time for one scenario: waits are virtual, so only busy code uses it
 
 
 @dataclass
@@ -42,7 +42,7 @@ class ScenarioRun:
     outcome: Any = None
     returned: bool = False  # handle returned a JSON-serialisable outcome
     crash: dict[str, Any] | None = None
-    stop: str | None = None  # calls | virtual_time | real_time | process_ended | broken_link
+    stop: str | None = None  # calls | virtual_time | real_time | process_ended | broken_link | skipped
     unserializable: str | None = None
     output: str = ""
     virtual_seconds: float = 0.0
