@@ -1,4 +1,11 @@
+import json
+import re
+
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from exercises.timeline import scenario_timeline as timeline_layout
 
 register = template.Library()
 
@@ -11,3 +18,20 @@ def get_item(mapping, key):
 @register.filter
 def failed_count(checks) -> int:
     return sum(1 for check in checks or [] if check.get("status") == "fail")
+
+
+@register.inclusion_tag("exercises/_timeline.html")
+def scenario_timeline(scenario: dict) -> dict:
+    """Draw a graded scenario's calls on its virtual-time axis."""
+    return {"t": timeline_layout(scenario)}
+
+
+@register.filter
+def pretty_json(value) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@register.filter
+def inline_code(text) -> str:
+    """Feedback text with `backticked` spans shown as code; everything else escaped."""
+    return mark_safe(re.sub(r"`([^`\n]+)`", r"<code>\1</code>", str(escape(text))))

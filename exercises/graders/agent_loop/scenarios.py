@@ -111,7 +111,7 @@ def waits_check(run: ScenarioRun, *, tool: str, not_shrinking: bool = False) -> 
         if wanted is not None and gap + TOLERANCE < wanted:
             return Check("waits", name, False, f"Call {after.seq} came {gap:g} s after call {before.seq} failed with "
                          f"retryAfterSeconds = {wanted:g}. Wait at least that long before retrying: "
-                         "`await asyncio.sleep(error['retryAfterSeconds'])`.", misconception="ignores-retry-after")
+                         "`await asyncio.sleep(info['retryAfterSeconds'])`.", misconception="ignores-retry-after")
         gaps.append(gap)
     if not_shrinking:
         for index, (first, second) in enumerate(zip(gaps, gaps[1:]), start=2):
