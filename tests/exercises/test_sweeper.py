@@ -47,3 +47,23 @@ def test_after_three_lost_runs_the_learner_gets_an_infrastructure_error_and_keep
     assert submission.result["error"]["errorCategory"] == "transient"
     assert "interrupted 3 times" in submission.result["error"]["description"]
 
+
+
+def queued_long_ago(exercises, job_status: str) -> Submission:
+    submission, _ = submission_create(learner=Learner(user=None, learner_key="s" * 32),
+                                      exercise=exercises["customer-not-found"], text="{}")
+    Submission.objects.filter(pk=submission.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    DBTaskResult.objects.filter(pk=submission.task_id).update(status=job_status)
+    return submission
+
+
+def test_a_long_queued_submission_whose_job_still_waits_is_left_alone(exercises):
+    queued_long_ago(exercises, "READY")
+    assert submissions_sweep_stale().requeued == []
+
+
+def test_a_queued_submission_whose_job_failed_is_queued_again(exercises):
+    submission = queued_long_ago(exercises, "FAILED")
+    assert submissions_sweep_stale().requeued == [submission.pk]
+    submission.refresh_from_db()
+    assert DBTaskResult.objects.get(pk=submission.task_id).status == "READY"
