@@ -84,6 +84,7 @@ class SubmissionOut(Schema):
     created_at: str
     graded_at: str | None
     url: str
+    progress: dict | None = Field(None, description="While running, for code exercises: scenarios done and total.")
     result: ResultOut | None
 
 
@@ -165,6 +166,7 @@ def _submission_out(request: HttpRequest, submission: Submission) -> dict:
         "status": submission.state, "created_at": submission.created_at.isoformat(),
         "graded_at": submission.graded_at.isoformat() if submission.graded_at else None,
         "url": request.build_absolute_uri(f"/api/v1/submissions/{submission.pk}"),
+        "progress": (submission.progress or None) if submission.state == Submission.RUNNING else None,
         "result": submission.result if submission.is_graded else None,
     }
 

@@ -169,3 +169,25 @@ def test_web_cli_and_api_give_the_same_result_object(api, exercises, tmp_path, c
     web.post("/exercises/refund-over-limit/submit/", {"text": payload})
     via_web = Submission.objects.filter(source="web").get().result
     assert via_api == via_cli == via_web == exercise_grade_text(exercise=exercises["refund-over-limit"], text=payload)
+
+
+@pytest.mark.sandbox
+def test_an_agent_loop_graded_through_the_api_carries_scenarios_traces_and_outcomes(api):
+    from tests.exercises.agent_loops import MISTAKES
+
+    source, failing, misconception = MISTAKES["empty-result-as-failure"]
+    accepted = _post(api, {"exercise": "agent-loop", "submission": source}).json()
+    result = api.get(f"/api/v1/submissions/{accepted['id']}").json()["result"]
+    assert result["status"] == "fail" and len(result["scenarios"]) == 10
+    not_found = next(s for s in result["scenarios"] if s["id"] == "customer-not-found")
+    assert not_found["status"] == "fail" and not_found["outcome"]["action"] == "report_failure"
+    assert [(e["tool"], e["category"], e["at"]) for e in not_found["trace"]] == [("lookup_customer", "empty", 0.0)]
+    assert misconception in {c["misconception"] for c in not_found["checks"]}
+
+
+def test_a_running_code_submission_reports_its_progress(api, api_user, exercises):
+    submission = Submission.objects.create(user=api_user, exercise=exercises["agent-loop"], exercise_version="x",
+                                           text="", state=Submission.RUNNING,
+                                           progress={"done": 3, "total": 10, "scenario": "validation-fixable"})
+    body = api.get(f"/api/v1/submissions/{submission.pk}").json()
+    assert body["status"] == "running" and body["progress"] == {"done": 3, "total": 10, "scenario": "validation-fixable"}
