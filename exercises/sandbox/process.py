@@ -9,10 +9,16 @@ import subprocess
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from .command import Limits, SandboxUnavailable, sandbox_argv, sandbox_status, unsandboxed_allowed, unsandboxed_argv
 
 logger = logging.getLogger(__name__)
+
+# bubblewrap's --die-with-parent is PR_SET_PDEATHSIG, which fires when the *thread* that started it ends, not the
+# process. Sandboxes are therefore always started from this one long-lived thread, so a warm sandbox started while
+# grading on a short-lived thread (a web request, a test) does not die with that thread.
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawner")
 
 
 class SandboxProcess:
@@ -39,9 +45,9 @@ class SandboxProcess:
             argv, env = sandbox_argv(program, limits=self.limits, fds=fds), {"PATH": "/usr/bin:/bin"}
         self.started_at = time.monotonic()
         try:
-            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                          stderr=subprocess.STDOUT, pass_fds=fds, env=env,
-                                          start_new_session=True)
+            self.popen = _SPAWNER.submit(subprocess.Popen, argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, pass_fds=fds, env=env,
+                                         start_new_session=True).result()
         except OSError as error:
             raise SandboxUnavailable(f"could not start a sandbox: {error}") from error
         finally:

@@ -154,3 +154,20 @@ def test_cannot_revoke_someone_elses_token(client, learner, django_user_model):
     client.post(f"/account/api-tokens/{other_token.pk}/revoke/")
     other_token.refresh_from_db()
     assert other_token.revoked_at is None
+
+
+
+def test_a_running_code_submission_shows_which_scenario_is_being_graded(client, exercises, django_user_model):
+    from exercises.models import Submission
+
+    user = django_user_model.objects.create_user("runner", password="a-long-password-1")
+    client.force_login(user)
+    submission = Submission.objects.create(user=user, exercise=exercises["agent-loop"], exercise_version="x",
+                                           text="", state=Submission.RUNNING,
+                                           progress={"done": 3, "total": 10, "scenario": "validation-fixable"})
+    fragment = client.get(f"/submissions/{submission.pk}/?poll=1", HTTP_HX_REQUEST="true")
+    assert fragment.status_code == 200 and b"<html" not in fragment.content
+    text = fragment.content.decode()
+    assert "Scenario 4 of 10" in text and "validation-fixable" in text and 'hx-trigger="every 500ms"' in text
+    page = client.get(f"/submissions/{submission.pk}/")
+    assert b"<html" in page.content and b"Scenario 4 of 10" in page.content

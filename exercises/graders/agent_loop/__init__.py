@@ -6,6 +6,7 @@ waiting, busy code, a process that died) is failed with the reason, the sandbox 
 it, and the remaining scenarios continue in a fresh one.
 """
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +18,8 @@ from ...sandbox import SandboxUnavailable, sandbox_pool
 from ..result import Check, GradeResult, infrastructure_error, structured_error
 from .scenarios import SCENARIOS, Scenario, finished_check
 from .session import LoopConnection, LoopStopped, ScenarioRun
+
+logger = logging.getLogger(__name__)
 
 RUNNER = "agent_loop_runner.py"
 SUBMISSION_TIME_LIMIT_SECONDS = 30
@@ -94,10 +97,15 @@ async def _run_scenarios(connection: LoopConnection, tasks, source: str, pending
     file again, else the id of the last scenario run (None if none ran)."""
     try:
         await connection.start(tasks)
-    except (TimeoutError, LoopStopped, ValueError, OSError):
+    except (TimeoutError, LoopStopped, ValueError, OSError) as error:
+        logger.warning("sandbox %s did not become ready (%r); its output: %s", connection.sandbox.pid, error,
+                       connection.sandbox.output()[-2000:])
         return infrastructure_error(slug, "The sandbox for your code did not start. Your submission is kept and "
                                           "costs no attempt.")
     loaded = await connection.load(source)
+    if loaded.get("kind") in ("timeout", "process_ended"):
+        logger.warning("sandbox %s: loading the submission ended with %s; its output: %s", connection.sandbox.pid,
+                       loaded.get("kind"), connection.sandbox.output()[-2000:])
     if loaded.get("t") != "loaded":
         if first_sandbox:
             return GradeResult(exercise=slug, error=_load_problem(loaded, connection.sandbox.output())).as_dict()

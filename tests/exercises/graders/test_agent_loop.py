@@ -57,7 +57,7 @@ def test_same_submission_gets_the_same_result_every_time():
 def test_each_classic_mistake_fails_exactly_its_scenarios_and_names_it(mistake):
     source, expected_failures, misconception = MISTAKES[mistake]
     result = grade_loop(source)
-    assert result["status"] == "fail"
+    assert result["status"] == "fail", result["error"]
     assert failing(result) == expected_failures
     for scenario_id in expected_failures:
         tags = {c["misconception"] for c in scenario(result, scenario_id)["checks"] if c["status"] == "fail"}
@@ -144,3 +144,15 @@ def test_forged_waits_cannot_move_the_clock_backwards_or_forge_times():
     assert scenario(result, "transient-recovers")["trace"][0]["at"] == 0.0
     assert scenario(result, "rate-limited")["checks"][1]["status"] == "pass"
     assert result["status"] == "pass"
+
+
+def test_warm_sandboxes_survive_the_thread_that_started_them():
+    """A web request grades on a short-lived thread; the sandboxes it pre-starts must outlive it."""
+    import threading
+
+    statuses = []
+    for _ in range(3):
+        thread = threading.Thread(target=lambda: statuses.append(grade_loop(REFERENCE)["status"]))
+        thread.start()
+        thread.join()
+    assert statuses == ["pass"] * 3
