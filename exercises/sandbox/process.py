@@ -28,7 +28,6 @@ class SandboxProcess:
         if problem := sandbox_status():
             raise SandboxUnavailable(problem)
         self.limits = limits or Limits()
-        self.program = program
         self.mux, mux_inside = socket.socketpair()
         self.clock, clock_inside = socket.socketpair()
         fds = (mux_inside.fileno(), clock_inside.fileno())

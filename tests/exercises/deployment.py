@@ -38,7 +38,7 @@ class Deployment:
         self.env = {**os.environ, "DATABASE_URL": self.database_url, "TRAINER_VAR_DIR": str(tmp_path / "var"),
                     "SANDBOX_POOL_SIZE": "1", "PYTHONUNBUFFERED": "1"}
         self.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        self.workers: list[subprocess.Popen] = []
+        self.workers: dict[str, subprocess.Popen] = {}
 
     def manage(self, *args: str, stdin: str | None = None) -> str:
         done = subprocess.run([sys.executable, MANAGE, *args], env=self.env, input=stdin, capture_output=True,
@@ -60,7 +60,7 @@ class Deployment:
             [sys.executable, MANAGE, "grading_worker", "--queue-name", "default", "--interval", "0.05",
              "--worker-id", worker_id, "--no-startup-delay"],
             env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT)
-        self.workers.append(worker)
+        self.workers[worker_id] = worker
         return worker
 
     def log(self, worker_id: str) -> str:
@@ -96,14 +96,14 @@ class Deployment:
             if value := condition():
                 return value
             time.sleep(0.1)
-        logs = "\n".join(f"--- {w.args[-3]}\n{self.log(w.args[-3])[-2000:]}" for w in self.workers)
+        logs = "\n".join(f"--- {worker_id}\n{self.log(worker_id)[-2000:]}" for worker_id in self.workers)
         raise AssertionError(f"timed out after {timeout}s waiting for {what}\n{logs}")
 
     def stop(self) -> None:
-        for worker in self.workers:
+        for worker in self.workers.values():
             if worker.poll() is None:
                 worker.send_signal(signal.SIGTERM)
-        for worker in self.workers:
+        for worker in self.workers.values():
             try:
                 worker.wait(timeout=15)
             except subprocess.TimeoutExpired:

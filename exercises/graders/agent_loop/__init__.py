@@ -123,30 +123,28 @@ async def _run_scenarios(connection: LoopConnection, tasks, source: str, pending
 
 
 def _result(slug: str, runs: dict[str, ScenarioRun]) -> dict[str, Any]:
+    """Every scenario scored like a whole result (the same rule: pass exactly when the score is 1); the submission's
+    own checks are one per scenario, carrying its first failure."""
     summaries, scenario_checks = [], []
     for scenario in SCENARIOS:
-        run = runs.get(scenario.id)
-        checks = _scenario_checks(scenario, run)
-        earned = sum(c.as_dict()["points"] for c in checks)
-        possible = sum(c.max_points for c in checks)
-        score = round(earned / possible, 4) if possible else 0.0
-        first_failure = next((c for c in checks if not c.passed), None)
+        run = runs[scenario.id]
+        graded = GradeResult(exercise=slug, checks=_scenario_checks(scenario, run)).as_dict()
+        first_failure = next((c for c in graded["checks"] if c["status"] == "fail"), None)
         scenario_checks.append(Check(
             f"scenario-{scenario.id}", f"{scenario.id}: {scenario.title}", first_failure is None,
-            first_failure.message if first_failure else "Every check passed.", points=score,
-            misconception=first_failure.misconception if first_failure else None))
+            first_failure["message"] if first_failure else "Every check passed.", points=graded["score"],
+            misconception=first_failure["misconception"] if first_failure else None))
         summaries.append({
-            "id": scenario.id, "title": scenario.title, "status": "pass" if first_failure is None else "fail",
-            "score": score, "checks": [c.as_dict() for c in checks], "request": scenario.request,
-            "trace": [_trace_summary(entry) for entry in (run.trace if run else [])],
-            "outcome": run.outcome if run else None, "stopped": run.stop if run else "skipped",
-            "virtualSeconds": round(run.virtual_seconds, 3) if run else 0.0, "output": run.output if run else "",
+            "id": scenario.id, "title": scenario.title, "status": graded["status"], "score": graded["score"],
+            "checks": graded["checks"], "request": scenario.request,
+            "trace": [_trace_summary(entry) for entry in run.trace], "outcome": run.outcome, "stopped": run.stop,
+            "virtualSeconds": round(run.virtual_seconds, 3), "output": run.output,
         })
     return GradeResult(exercise=slug, checks=scenario_checks, scenarios=summaries).as_dict()
 
 
-def _scenario_checks(scenario: Scenario, run: ScenarioRun | None) -> list[Check]:
-    if run is None or run.stop == "skipped":
+def _scenario_checks(scenario: Scenario, run: ScenarioRun) -> list[Check]:
+    if run.stop == "skipped":
         return [Check("finished", "Returned an outcome", False,
                       "This scenario did not run: earlier scenarios ran out of real time (busy code), or your file "
                       "failed to load again after a scenario was stopped. Fix those first.")]

@@ -250,23 +250,20 @@ def _validation_fixable(run: ScenarioRun) -> list[Check]:
     repeated = any(later.arguments == earlier.arguments for i, earlier in enumerate(calls) if earlier.is_error
                    for later in calls[i + 1:])
     corrected = [c for c in calls[1:] if isinstance(c.arguments, dict) and c.arguments.get("order_id") == "ORD-10001"]
+    problem: tuple[str, str] | None = None
     if repeated:
-        retry = Check("corrected-retry", "Retried once with the suggested arguments", False,
-                      "Your loop sent the same invalid arguments again. A validation error does not go away by "
-                      "itself: change the input (here, use suggestedArguments) or stop.",
-                      misconception="retries-identical-validation")
+        problem = ("Your loop sent the same invalid arguments again. A validation error does not go away by itself: "
+                   "change the input (here, use suggestedArguments) or stop.", "retries-identical-validation")
     elif len(calls) == 1:
-        retry = Check("corrected-retry", "Retried once with the suggested arguments", False,
-                      "Your loop stopped after the validation error, but the error carried suggestedArguments "
-                      "({\"order_id\": \"ORD-10001\"}). When the server is certain of the fix, make one corrected "
-                      "call.", misconception="ignores-suggested-arguments")
+        problem = ("Your loop stopped after the validation error, but the error carried suggestedArguments "
+                   "({\"order_id\": \"ORD-10001\"}). When the server is certain of the fix, make one corrected call.",
+                   "ignores-suggested-arguments")
     elif len(calls) > 2 or not corrected:
-        retry = Check("corrected-retry", "Retried once with the suggested arguments", False,
-                      f"Your loop made {_calls_phrase(len(calls))}; expected exactly one corrected retry using "
-                      "suggestedArguments.", misconception="ignores-suggested-arguments")
-    else:
-        retry = Check("corrected-retry", "Retried once with the suggested arguments", True,
-                      "One corrected call with order_id ORD-10001.")
+        problem = (f"Your loop made {_calls_phrase(len(calls))}; expected exactly one corrected retry using "
+                   "suggestedArguments.", "ignores-suggested-arguments")
+    message, misconception = problem or ("One corrected call with order_id ORD-10001.", None)
+    retry = Check("corrected-retry", "Retried once with the suggested arguments", problem is None, message,
+                  misconception=misconception)
     return [retry, outcome_check(run, check_id="outcome", name="Answered with the order", expected="answer",
                                  wrong={"report_failure": ("Your loop gave up, but the error told you the corrected "
                                                            "arguments. Use suggestedArguments once.",

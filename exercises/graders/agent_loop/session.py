@@ -85,7 +85,6 @@ class LoopConnection:
         self.current: _Scenario | None = None
         self.loaded: asyncio.Future | None = None
         self.closed = anyio.Event()
-        self._tasks: anyio.abc.TaskGroup | None = None
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -97,7 +96,6 @@ class LoopConnection:
             first = await self.reader.readline()
         if json.loads(first or b"{}").get("t") != "ready":
             raise LoopStopped("process_ended")
-        self._tasks = tasks
         tasks.start_soon(self._read_messages)
         tasks.start_soon(self._serve_clock)
 
