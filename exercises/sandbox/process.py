@@ -1,5 +1,6 @@
 """One sandboxed process: started with two inherited sockets (messages and the clock), its output drained into
-a bounded buffer, and killed with its whole process tree."""
+a bounded buffer, and killed with its whole process tree. With `stdio`, its stdin and stdout are pipes the
+grader speaks through (an MCP server over stdio) and only its stderr is drained."""
 import logging
 import os
 import signal
@@ -22,9 +23,10 @@ _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawner
 
 
 class SandboxProcess:
-    """A program from `sandbox/inside/` running confined. `mux` and `clock` are the grader's ends of its sockets."""
+    """A program from `sandbox/inside/` running confined. `mux` and `clock` are the grader's ends of its sockets;
+    with `stdio`, `popen.stdin` and `popen.stdout` are the grader's ends of its standard streams."""
 
-    def __init__(self, program: str, *, limits: Limits | None = None):
+    def __init__(self, program: str, *, limits: Limits | None = None, stdio: bool = False):
         if problem := sandbox_status():
             raise SandboxUnavailable(problem)
         self.limits = limits or Limits()
@@ -44,8 +46,9 @@ class SandboxProcess:
             argv, env = sandbox_argv(program, limits=self.limits, fds=fds), {"PATH": "/usr/bin:/bin"}
         self.started_at = time.monotonic()
         try:
-            self.popen = _SPAWNER.submit(subprocess.Popen, argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.STDOUT, pass_fds=fds, env=env,
+            streams = (dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) if stdio else
+                       dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+            self.popen = _SPAWNER.submit(subprocess.Popen, argv, **streams, pass_fds=fds, env=env,
                                          start_new_session=True).result()
         except OSError as error:
             raise SandboxUnavailable(f"could not start a sandbox: {error}") from error
@@ -58,8 +61,9 @@ class SandboxProcess:
         self._drainer.start()
 
     def _drain(self) -> None:
-        """Keep the first `output_bytes` of what the process writes to its stdout and stderr; discard the rest."""
-        stream = self.popen.stdout
+        """Keep the first `output_bytes` of what the process writes to its stdout and stderr (only stderr with
+        `stdio`); discard the rest."""
+        stream = self.popen.stderr or self.popen.stdout
         while chunk := stream.read1(65536):
             room = self.limits.output_bytes - len(self._output)
             if room > 0:
@@ -96,5 +100,11 @@ class SandboxProcess:
         self._drainer.join(timeout=2)
         for sock in (self.mux, self.clock):
             sock.close()
+        for pipe in (self.popen.stdin, self.popen.stdout):
+            if pipe is not None and not pipe.closed:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
         if self.scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)

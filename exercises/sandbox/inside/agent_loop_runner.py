@@ -15,17 +15,15 @@ The clock socket is a plain request/answer line protocol: {"sleep": seconds} -> 
 import asyncio
 import contextlib
 import contextvars
-import importlib.util
 import inspect
-import io
 import json
 import math
 import os
 import socket
 import sys
-import tempfile
 import time
-import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves this program's folder off the path
 
 import anyio
 import anyio._backends._asyncio as anyio_asyncio
@@ -34,10 +32,9 @@ from mcp import Client, MCPError  # noqa: F401
 from mcp.shared.memory import create_client_server_memory_streams
 from mcp.shared.message import SessionMessage
 from mcp.types import jsonrpc_message_adapter
+from submission_loader import BoundedOutput, learner_traceback, load_submission, public_names
 
 MUX_FD, CLOCK_FD = (int(fd) for fd in os.environ["SANDBOX_FDS"].split(","))
-OUTPUT_LIMIT = 8 * 1024  # characters of printed output kept per scenario
-SUBMISSION_PATH = os.path.join(tempfile.gettempdir(), "submission.py")
 MAX_WAIT = 1e9
 # The scenario a task belongs to (tasks the learner starts inherit it), so a stray task's wait or call from a
 # finished scenario cannot move the next scenario's clock.
@@ -97,40 +94,6 @@ anyio_asyncio.sleep = virtual_async_sleep
 time.sleep = virtual_time_sleep
 
 
-# --- Output the learner prints, kept per scenario and bounded --------------------------------------------
-
-class BoundedOutput(io.TextIOBase):
-    def __init__(self, limit: int = OUTPUT_LIMIT):
-        self.parts: list[str] = []
-        self.size = 0
-        self.limit = limit
-        self.truncated = False
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text) -> int:
-        text = str(text)
-        room = self.limit - self.size
-        if room > 0:
-            self.parts.append(text[:room])
-            self.size += min(len(text), room)
-        if len(text) > max(room, 0):
-            self.truncated = True
-        return len(text)
-
-    def text(self) -> str:
-        return "".join(self.parts) + ("\n… (output truncated)" if self.truncated else "")
-
-
-def learner_traceback(error: BaseException) -> str:
-    """The traceback, keeping only the frames in the learner's own file."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == SUBMISSION_PATH]
-    lines = traceback.format_list(frames) if frames else []
-    lines += traceback.format_exception_only(type(error), error)
-    return "".join(lines).replace(SUBMISSION_PATH, "submission.py")[-4000:]
-
-
 # --- The link to the grader ---------------------------------------------------------------------------
 
 class Mux:
@@ -159,27 +122,12 @@ class Mux:
             tasks.cancel_scope.cancel()
 
     def load(self, source: str) -> dict:
-        with open(SUBMISSION_PATH, "w", encoding="utf-8") as file:
-            file.write(source)
-        output = BoundedOutput()
-        try:
-            compile(source, "submission.py", "exec")
-        except (SyntaxError, ValueError) as error:
-            return {"t": "load_error", "kind": "syntax", "message": getattr(error, "msg", str(error)),
-                    "line": getattr(error, "lineno", None), "offset": getattr(error, "offset", None),
-                    "text": (getattr(error, "text", None) or "").rstrip()[:300]}
-        spec = importlib.util.spec_from_file_location("submission", SUBMISSION_PATH)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["submission"] = module
-        try:
-            with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-                spec.loader.exec_module(module)
-        except BaseException as error:  # noqa: BLE001 (SystemExit included: the learner's file must import)
-            return {"t": "load_error", "kind": "import", "message": learner_traceback(error), "output": output.text()}
+        module, output, problem = load_submission(source)
+        if problem:
+            return problem
         handle = getattr(module, "handle", None)
         if handle is None:
-            return {"t": "load_error", "kind": "missing", "output": output.text(),
-                    "names": sorted(n for n in vars(module) if not n.startswith("_"))[:30]}
+            return {"t": "load_error", "kind": "missing", "output": output, "names": public_names(module)}
         if not callable(handle):
             return {"t": "load_error", "kind": "not_callable", "type": type(handle).__name__}
         if not inspect.iscoroutinefunction(handle):
@@ -189,7 +137,7 @@ class Mux:
         except (TypeError, ValueError):
             parameters = 2
         self.handle = handle
-        return {"t": "loaded", "parameters": parameters, "output": output.text()}
+        return {"t": "loaded", "parameters": parameters, "output": output}
 
     @contextlib.asynccontextmanager
     async def transport(self, scenario: str):
