@@ -4,9 +4,11 @@ from typing import Any
 
 from .agent_loop import ProgressCallback, grade_agent_loop
 from .payload import grade_payload, grade_payload_set
+from .tool_server import grade_tool_server
 
-GRADERS = {"payload": grade_payload, "payload-set": grade_payload_set, "agent-loop": grade_agent_loop}
-GRADERS_WITH_PROGRESS = {"agent-loop"}
+GRADERS = {"payload": grade_payload, "payload-set": grade_payload_set, "agent-loop": grade_agent_loop,
+           "tool-server": grade_tool_server}
+GRADERS_WITH_PROGRESS = {"agent-loop", "tool-server"}
 
 
 def grade(*, slug: str, kind: str, rubric: dict[str, Any], text: str,

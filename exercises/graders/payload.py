@@ -54,7 +54,7 @@ def schema_problems(payload: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _texts(payload: dict[str, Any]) -> list[str]:
+def text_blocks(payload: dict[str, Any]) -> list[str]:
     content = payload.get("content")
     if not isinstance(content, list):
         return []
@@ -62,7 +62,7 @@ def _texts(payload: dict[str, Any]) -> list[str]:
 
 
 def _mirrored_json(payload: dict[str, Any]) -> dict[str, Any] | None:
-    for text in _texts(payload):
+    for text in text_blocks(payload):
         try:
             value = json.loads(text)
         except (ValueError, RecursionError):
@@ -72,7 +72,7 @@ def _mirrored_json(payload: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _schema_check(payload: dict[str, Any]) -> Check:
+def schema_check(payload: dict[str, Any]) -> Check:
     problems = schema_problems(payload)
     return Check("valid-call-tool-result", "A valid MCP CallToolResult", not problems,
                  "Valid against the SDK's CallToolResult schema." if not problems else
@@ -80,7 +80,7 @@ def _schema_check(payload: dict[str, Any]) -> Check:
                  "agent saw anything.", misconception="invalid-call-tool-result")
 
 
-def _leak_check(payload: dict[str, Any]) -> Check:
+def leak_check(payload: dict[str, Any]) -> Check:
     leaks = find_leaks(payload)
     if not leaks:
         return Check("no-internal-details", "No internal details", True,
@@ -266,11 +266,13 @@ def _validation_checks(structured: dict, spec: dict) -> list[Check]:
                         f"field is {spec['field']!r}." if field == spec["field"] else
                         f"Set field to the argument that is wrong ({spec['field']!r}) so the agent knows what to "
                         "change.", misconception="validation-without-field"))
-    received = structured.get("received")
-    checks.append(Check("validation-received", "Echoes the received value", received == spec["received"],
-                        "received shows the value the tool got." if received == spec["received"] else
-                        f"Set received to the value the tool got ({spec['received']!r}), so the agent can see its "
-                        "mistake.", misconception="validation-without-field"))
+    if "received" in spec:  # absent when the value is too long to echo whole
+        received = structured.get("received")
+        checks.append(Check("validation-received", "Echoes the received value", received == spec["received"],
+                            "received shows the value the tool got, unchanged." if received == spec["received"] else
+                            f"Set received to the value the tool got ({spec['received']!r}), unchanged, so the agent "
+                            f"can see its mistake. Yours was {json.dumps(received, ensure_ascii=False)[:80]}.",
+                            misconception="validation-without-field"))
     expected = structured.get("expected")
     mentions = [m for m in spec.get("expected_mentions", []) if not (isinstance(expected, str) and m in expected)]
     checks.append(Check("validation-expected", "Says what is expected", not mentions and isinstance(expected, str),
@@ -318,7 +320,7 @@ def _empty_result_checks(payload: dict[str, Any], rubric: dict[str, Any]) -> lis
                         "structuredContent says found: false / resultCount: 0." if marked else
                         'Put "found": false or "resultCount": 0 in structuredContent, so code can tell an empty '
                         "answer from a missing one.", misconception="ambiguous-empty-result"))
-    text = " ".join(_texts(payload)).lower()
+    text = " ".join(text_blocks(payload)).lower()
     mentions = [m for m in rubric.get("query_mentions", []) if m.lower() not in text]
     says_empty = any(word in text for word in EMPTY_WORDS)
     ok = bool(text) and says_empty and not mentions
@@ -332,12 +334,12 @@ def _empty_result_checks(payload: dict[str, Any], rubric: dict[str, Any]) -> lis
 
 
 def grade_payload_object(slug: str, rubric: dict[str, Any], payload: dict[str, Any]) -> list[Check]:
-    checks = [_schema_check(payload)]
+    checks = [schema_check(payload)]
     if rubric["expect"] == "empty":
         checks += _empty_result_checks(payload, rubric)
     else:
         checks += _error_checks(payload, rubric)
-    checks.append(_leak_check(payload))
+    checks.append(leak_check(payload))
     return checks
 
 

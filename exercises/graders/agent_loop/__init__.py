@@ -5,17 +5,15 @@ One warm sandbox serves the whole submission. A scenario the grader has to stop 
 waiting, busy code, a process that died) is failed with the reason, the sandbox is killed with everything in
 it, and the remaining scenarios continue in a fresh one.
 """
-import asyncio
 import logging
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import anyio
 
 from ...sandbox import SandboxUnavailable, sandbox_pool
 from ..result import Check, GradeResult, infrastructure_error, structured_error
+from ..sandboxed import ProgressCallback, load_problem, run_coroutine
 from .scenarios import SCENARIOS, Scenario, finished_check
 from .session import LoopConnection, LoopStopped, ScenarioRun
 
@@ -26,8 +24,6 @@ SUBMISSION_TIME_LIMIT_SECONDS = 30
 # Busy code that runs out of real time twice would do it in every scenario: the rest are skipped.
 MAX_REAL_TIME_STOPS = 2
 
-ProgressCallback = Callable[[dict[str, Any]], None]
-
 
 def grade_agent_loop(*, slug: str, rubric: dict[str, Any], text: str,
                      on_progress: ProgressCallback | None = None) -> dict[str, Any]:
@@ -35,20 +31,7 @@ def grade_agent_loop(*, slug: str, rubric: dict[str, Any], text: str,
         return GradeResult(exercise=slug, error=structured_error(
             "The file is empty. Define `async def handle(session, request):` and return an outcome dict.",
             field="submission")).as_dict()
-    return _run_coroutine(_grade(slug, text, on_progress or (lambda progress: None)))
-
-
-def _run_coroutine(coroutine) -> dict[str, Any]:
-    """asyncio.run, in a thread of its own when this thread already runs an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    box: dict[str, Any] = {}
-    thread = threading.Thread(target=lambda: box.setdefault("result", asyncio.run(coroutine)))
-    thread.start()
-    thread.join()
-    return box["result"]
+    return run_coroutine(_grade(slug, text, on_progress or (lambda progress: None)))
 
 
 async def _grade(slug: str, source: str, on_progress: ProgressCallback) -> dict[str, Any]:
@@ -159,30 +142,19 @@ def _trace_summary(entry) -> dict[str, Any]:
     return summary
 
 
+LOAD_PROBLEMS = {
+    "missing": "Your file does not define handle. Add `async def handle(session, request):` at the top level of "
+               "the file (names found: {names}).",
+    "not_callable": "handle is a {type}, not a function. Define it with `async def handle(session, request):`.",
+    "not_async": "handle is a plain function (def). Make it a coroutine, `async def handle(session, request):`, and "
+                 "await the session's calls: `result = await session.call_tool(name, arguments)`.",
+    "timeout": "Your file took more than 5 seconds to load. Code at the top level runs when the file loads; keep it "
+               "to imports and definitions.",
+}
+
+
 def _load_problem(loaded: dict[str, Any], process_output: str) -> dict[str, Any]:
-    kind = loaded.get("kind")
-    output = (loaded.get("output") or process_output or "")[:4000]
-    details: dict[str, Any] = {"field": "submission"}
-    if output:
-        details["output"] = output
-    if kind == "syntax":
-        line = loaded.get("line")
-        text = f" ({loaded['text']})" if loaded.get("text") else ""
-        details["line"] = line
-        return structured_error(f"Syntax error on line {line}: {loaded.get('message')}{text}. Fix it so the file is "
-                                "valid Python 3.11.", **details)
-    descriptions = {
-        "import": f"Your file raised an error while it was being loaded, before handle ran:\n{loaded.get('message')}\n"
-                  "Code at the top level of the file runs once when it loads; keep it to imports and definitions.",
-        "missing": "Your file does not define handle. Add `async def handle(session, request):` at the top level "
-                   "of the file (names found: " + ", ".join(loaded.get("names") or ["none"]) + ").",
-        "not_callable": f"handle is a {loaded.get('type')}, not a function. Define it with "
-                        "`async def handle(session, request):`.",
-        "not_async": "handle is a plain function (def). Make it a coroutine, `async def handle(session, request):`, "
-                     "and await the session's calls: `result = await session.call_tool(name, arguments)`.",
-        "timeout": "Your file took more than 5 seconds to load. Code at the top level runs when the file loads; keep "
-                   "it to imports and definitions.",
-    }
-    return structured_error(descriptions.get(kind, "The process running your file ended while loading it (sys.exit, "
-                                                   "os._exit or a resource limit). Remove that from the top level."),
-                            **details)
+    fill = {"names": ", ".join(loaded.get("names") or ["none"]), "type": loaded.get("type")}
+    return load_problem(loaded, process_output, {kind: text.format(**fill) for kind, text in LOAD_PROBLEMS.items()},
+                        "The process running your file ended while loading it (sys.exit, os._exit or a resource "
+                        "limit). Remove that from the top level.")
