@@ -90,8 +90,8 @@ def parse_exercise(path: Path, root: Path, problems: list[ContentProblem]) -> Ex
         else:
             for part, part_rubric in parts.items():
                 check_payload_rubric(check, part_rubric, f"rubric.parts.{part}")
-    elif kind == "agent-loop" and not isinstance(rubric, dict):
-        check.problem("rubric", "must be a mapping (the scenarios themselves are fixed by the grading contract)")
+    elif kind in ("agent-loop", "tool-server") and not isinstance(rubric, dict):
+        check.problem("rubric", "must be a mapping (the scenarios and probes are fixed by the grading contract)")
     hints = data.get("hints", {})
     if not isinstance(hints, dict) or not all(isinstance(v, str) for v in hints.values()):
         check.problem("hints", "must map misconception tags to hint texts")

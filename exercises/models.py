@@ -15,6 +15,7 @@ EXERCISE_KINDS = {
     "payload": "Error payload",
     "payload-set": "Set of payloads",
     "agent-loop": "Agent loop (code)",
+    "tool-server": "MCP tool server (code)",
 }
 
 

@@ -7,6 +7,7 @@ app_name = "exercises"
 urlpatterns = [
     path("exercises/", views.exercise_index, name="exercise-list"),
     path("exercises/<slug:slug>/", views.exercise_detail, name="exercise-detail"),
+    path("exercises/<slug:slug>/training_db.py", views.exercise_training_db, name="exercise-training-db"),
     path("exercises/<slug:slug>/submit/", views.submission_create, name="submission-create"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission-detail"),
     path("playground/", views.playground, name="playground"),

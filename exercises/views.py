@@ -2,7 +2,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -13,6 +13,7 @@ from lessons.learners import learner_from_request
 
 from . import selectors, services
 from .forms import ApiTokenForm, FailureModeForm, SubmissionForm
+from .graders.tool_server.database import TRAINING_DB_PATH
 from .mcp_server.tools import MODE_LABELS, TOOLS
 
 
@@ -40,6 +41,15 @@ def _exercise_context(request: HttpRequest, exercise, *, text: str | None = None
 def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
     exercise = selectors.exercise_get(slug=slug)
     return render(request, "exercises/exercise_detail.html", _exercise_context(request, exercise))
+
+
+def exercise_training_db(request: HttpRequest, slug: str) -> HttpResponse:
+    """The `training_db` module a tool-server exercise builds on, to run the learner's server at home."""
+    exercise = selectors.exercise_get(slug=slug)
+    if exercise.kind != "tool-server":
+        raise Http404("This exercise has no training_db module.")
+    return FileResponse(TRAINING_DB_PATH.open("rb"), as_attachment=True, filename="training_db.py",
+                        content_type="text/x-python; charset=utf-8")
 
 
 @require_POST

@@ -1,0 +1,156 @@
+"""The customer-lookup-tool grader, end to end: each learner server runs in the real sandbox as a stdio MCP server
+and a real MCP client probes it in both protocol eras; the verdict per probe is what the contract says."""
+import json
+
+import pytest
+
+from exercises.graders import grade
+from exercises.graders.tool_server import RUNNER
+from exercises.sandbox import sandbox_pool
+from tests.exercises.tool_servers import ALL_SCENARIOS, GOOD, MISTAKES, REFERENCE, low_level, variant
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_sandboxes():
+    sandbox_pool(RUNNER, stdio=True).warm()
+    yield
+    sandbox_pool(RUNNER, stdio=True).close()
+
+
+def grade_server(source: str) -> dict:
+    return grade(slug="customer-lookup-tool", kind="tool-server", rubric={}, text=source)
+
+
+def failing(result: dict) -> set[str]:
+    return {s["id"] for s in result["scenarios"] if s["status"] == "fail"}
+
+
+def scenario(result: dict, scenario_id: str) -> dict:
+    return next(s for s in result["scenarios"] if s["id"] == scenario_id)
+
+
+def check(result: dict, scenario_id: str, check_id: str) -> dict:
+    return next(c for c in scenario(result, scenario_id)["checks"] if c["id"] == check_id)
+
+
+@pytest.mark.parametrize("name", sorted(GOOD))
+def test_good_servers_pass_every_probe_in_both_eras(name):
+    result = grade_server(GOOD[name])
+    assert result["status"] == "pass", [c["message"] for c in result["checks"] if c["status"] == "fail"]
+    assert result["score"] == 1.0
+    assert [s["id"] for s in result["scenarios"]] == list(ALL_SCENARIOS)
+    found = scenario(result, "found")
+    assert [entry["era"] for entry in found["trace"]] == ["2026-07-28", "2025-11-25"]
+    for entry in found["trace"]:
+        assert entry["response"]["result"]["structuredContent"]["customer"]["name"] == "Ada Lindqvist"
+        assert entry["databaseQueries"] == [{"customer_id": "CUST-00042", "failure_mode": "none"}]
+    # the 2026-07-28 answer carries the new envelope, the handshake-era answer does not
+    assert found["trace"][0]["response"]["result"]["resultType"] == "complete"
+    assert "resultType" not in found["trace"][1]["response"]["result"]
+
+
+def test_the_record_of_database_queries_is_the_graders_own():
+    result = grade_server(REFERENCE)
+    for probe in ("malformed-id", "empty-id", "nul-byte-id", "oversized-id", "missing-argument", "wrong-type",
+                  "unknown-tool"):
+        assert all(entry["databaseQueries"] == [] for entry in scenario(result, probe)["trace"]), probe
+    timeout = scenario(result, "timeout")["trace"][0]
+    assert timeout["databaseQueries"] == [{"customer_id": "CUST-00042", "failure_mode": "timeout"}]
+    oversized = scenario(result, "oversized-id")
+    assert oversized["request"][0]["arguments"]["customer_id"].endswith("(100005 characters)")
+
+
+def test_same_submission_gets_the_same_result_every_time():
+    assert json.dumps(grade_server(REFERENCE), sort_keys=True) == json.dumps(grade_server(REFERENCE), sort_keys=True)
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_each_bad_server_fails_the_check_that_names_its_mistake(mistake):
+    source, expected_failures, misconception = MISTAKES[mistake]
+    result = grade_server(source)
+    assert result["status"] == "fail", result["error"]
+    assert failing(result) == set(expected_failures)
+    for scenario_id, check_id in expected_failures.items():
+        failed = check(result, scenario_id, check_id)
+        assert failed["status"] == "fail" and failed["misconception"] == misconception, (scenario_id, failed)
+
+
+def test_leaked_database_details_are_quoted_back_to_the_learner():
+    result = grade_server(MISTAKES["leaks the database's message"][0])
+    message = check(result, "timeout", "no-internal-details")["message"]
+    assert "crm-db-03.internal" in message and "port" in message
+
+
+def test_a_low_level_server_whose_exceptions_escape_leaks_them_in_the_handshake_era_only():
+    result = grade_server(MISTAKES["low-level: lets database exceptions escape"][0])
+    timeout = scenario(result, "timeout")
+    modern, legacy = (entry["response"]["error"] for entry in timeout["trace"])
+    assert modern == {"code": -32603, "message": "Internal server error"}
+    assert legacy["code"] == 0 and "crm-db-03.internal:5432" in legacy["message"]
+    leak = check(result, "timeout", "no-internal-details")
+    assert leak["status"] == "fail"
+    assert "With a 2025-11-25 client" in leak["message"] and "2026-07-28" not in leak["message"]
+    assert "code 0" in check(result, "timeout", "tool-result")["message"]
+
+
+def test_a_server_that_returns_bare_dicts_fails_only_with_the_2026_client():
+    source = low_level(("    return types.CallToolResult(content=[types.TextContent(type=\"text\", text=json.dumps(payload))],\n"
+                        "                                structured_content=payload, is_error=is_error)",
+                        "    return {\"content\": [{\"type\": \"text\", \"text\": json.dumps(payload)}], "
+                        "\"structuredContent\": payload, \"isError\": is_error}"))
+    result = grade_server(source)
+    found = check(result, "found", "tool-result")
+    assert found["status"] == "fail"
+    assert found["message"].startswith("With a 2026-07-28 client") and "2025-11-25" not in found["message"]
+
+
+def test_a_crash_is_reported_where_it_happened_and_the_rest_still_run():
+    result = grade_server(MISTAKES["exits on an empty id"][0])
+    answered = check(result, "empty-id", "answered")
+    assert "exited with code 3" in answered["message"]
+    assert "empty-id" in check(result, "still-answering", "kept-running")["message"]
+    assert scenario(result, "emoji-id")["status"] == "pass"  # probed on a fresh copy after the crash
+
+
+def test_a_hang_is_cut_off_after_five_seconds_per_call():
+    result = grade_server(MISTAKES["hangs on emoji"][0])
+    message = check(result, "emoji-id", "answered")["message"]
+    assert "No answer within 5 seconds" in message
+    assert scenario(result, "right-to-left-id")["status"] == "pass"
+
+
+def test_stdout_pollution_is_quoted_and_named():
+    result = grade_server(MISTAKES["prints to stdout"][0])
+    message = check(result, "stdout", "stdout-clean")["message"]
+    assert "\u201ccustomers server ready\u201d" in message and "stderr" in message
+
+
+def test_binary_junk_on_stdout_and_a_broken_database_link_do_not_stop_the_grader():
+    junk = variant(("server = MCPServer(\"customers\", version=\"1.0.0\")",
+                    "import os, sys\nsys.stdout.buffer.write(bytes(range(256)) * 40 + b'\\n{\"jsonrpc\": 5}\\n')\n"
+                    "sys.stdout.flush()\nos.write(int(os.environ['SANDBOX_FDS'].split(',')[1]), b'not json\\n')\n"
+                    "server = MCPServer(\"customers\", version=\"1.0.0\")"))
+    result = grade_server(junk)
+    assert result["status"] == "fail" and result["error"] is None
+    assert check(result, "stdout", "stdout-clean")["status"] == "fail"
+    assert scenario(result, "malformed-id")["status"] == "pass"  # validation needs no database
+    assert check(result, "found", "answered")["status"] == "pass"  # it answers, though the database is gone
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import training_db\nanswer = 42\n", "does not define `server`"),
+    ("server = 'customers'\n", "`server` is a str, not an MCP server"),
+    ("from mcp.server import MCPServer\nserver = MCPServer('customers'\n", "Syntax error on line 2"),
+    ("raise RuntimeError('config missing')\n", "RuntimeError: config missing"),
+    ("from mcp.server import MCPServer\nserver = MCPServer('customers')\n", "does not offer a tool named customer_lookup"),
+    (REFERENCE.replace('if __name__ == "__main__":\n    server.run()', "server.run()"), "if __name__ == \"__main__\":"),
+    ("", "The file is empty"),
+])
+def test_a_file_that_cannot_be_graded_says_what_to_change(source, expected):
+    result = grade_server(source)
+    assert result["status"] == "error"
+    assert result["error"]["errorCategory"] == "validation" and result["error"]["isRetryable"] is False
+    assert expected in result["error"]["description"]
+
