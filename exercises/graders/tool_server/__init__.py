@@ -4,6 +4,7 @@ client probes it from outside, in both protocol eras, the way a public MCP score
 One sandbox serves each era. A probe that stops the server (it exits, or does not answer in time) is failed with
 the reason, the sandbox is killed, and the remaining probes continue against a fresh copy of the server.
 """
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -18,7 +19,8 @@ from ..result import Check, GradeResult, infrastructure_error, structured_error
 from ..sandboxed import ProgressCallback, load_problem, run_coroutine
 from .checks import listing_checks, merge_eras, stdout_checks
 from .connection import Pollution, ServerConnection, WireCall
-from .probes import ANSWER_TIMEOUT_SECONDS, PROBES, TOOL, Probe, ProbeRun, describe_call, judge_found
+from ..payload import text_blocks
+from .probes import ANSWER_TIMEOUT_SECONDS, PROBES, TOOL, Probe, ProbeRun, clip
 
 logger = logging.getLogger(__name__)
 
@@ -245,15 +247,19 @@ def _result(slug: str, eras: list[EraRun]) -> dict[str, Any]:
                                         "failure_mode (optional) and a description.",
                                trace=[{"era": e.era, "tools": e.tools} for e in eras]))
     for probe in PROBES:
-        per_era = {}
+        per_era, answers = {}, {}
         for e in eras:
             run = e.runs[probe.id]
             checks = probe.judge(probe, run)
             if probe.id == "still-answering":
                 checks.append(_kept_running_check(e))
             per_era[e.era] = checks
+            if len(probe.calls) == 1 and run.calls and not all(c.passed for c in checks):
+                answers.setdefault(_answer_summary(run.calls[0].response), []).append(e.era)
+        answered = " ".join(f"Your server answered{'' if len(answers) == 1 else ' the ' + ' and '.join(e) + ' client'}"
+                            f": {text}" for text, e in answers.items())
         scenarios.append(_scenario(
-            slug, probe.id, probe.title, merge_eras(per_era), expected=probe.expected,
+            slug, probe.id, probe.title, merge_eras(per_era), expected=probe.expected, answered=answered,
             request=[{"tool": c.tool, "arguments": _display(c.arguments)}
                      for c in probe.calls[:probe.concurrent or len(probe.calls)]],
             trace=[_trace_entry(e.era, call, e.runs[probe.id] if len(probe.calls) == 1 else None)
@@ -268,8 +274,12 @@ def _result(slug: str, eras: list[EraRun]) -> dict[str, Any]:
     checks = []
     for scenario in scenarios:
         failure = next((c for c in scenario["checks"] if c["status"] == "fail"), None)
+        message = "Every check passed."
+        if failure:
+            message = " ".join(filter(None, (failure["message"], scenario.get("answered"),
+                                             f"Expected: {scenario['expected']}" if scenario.get("expected") else "")))
         checks.append(Check(f"scenario-{scenario['id']}", f"{scenario['id']}: {scenario['title']}", failure is None,
-                            failure["message"] if failure else "Every check passed.", points=scenario["score"],
+                            message, points=scenario["score"],
                             misconception=failure["misconception"] if failure else None))
     return GradeResult(exercise=slug, checks=checks, scenarios=scenarios).as_dict()
 
@@ -298,6 +308,20 @@ def _trace_entry(era: str, call: WireCall, run: ProbeRun | None) -> dict[str, An
     if run is not None:
         entry["databaseQueries"] = [_display(q.as_dict()) for q in run.queries]
     return entry
+
+
+def _answer_summary(response: dict[str, Any] | None) -> str:
+    """One line saying what came back, for the scenario's headline."""
+    if response is None:
+        return "nothing."
+    if isinstance(response.get("error"), dict):
+        error = response["error"]
+        return f"a JSON-RPC error, code {error.get('code')}, \u201c{clip(str(error.get('message')), 100)}\u201d."
+    result = response.get("result") if isinstance(response.get("result"), dict) else {}
+    shown = {key: result[key] for key in ("isError", "structuredContent") if key in result}
+    if "structuredContent" not in result:
+        shown["text"] = " ".join(text_blocks(result))
+    return clip(json.dumps(shown, ensure_ascii=False), 240) + "."
 
 
 def _display(value: Any, limit: int = 300) -> Any:

@@ -61,7 +61,11 @@ def describe_call(call: Call) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    """A value as JSON, cut to `limit` characters."""
+    return clip(json.dumps(value, ensure_ascii=False), limit)
+
+
+def clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
@@ -102,7 +106,7 @@ def tool_result_check(response: dict[str, Any] | None, client_error: str | None 
         error = response["error"] if isinstance(response["error"], dict) else {}
         code = error.get("code")
         return Check("tool-result", name, False,
-                     f"Your server answered with a JSON-RPC error (code {code}, \u201c{_short(error.get('message'))}\u201d) "
+                     f"Your server answered with a JSON-RPC error (code {code}, \u201c{clip(str(error.get('message')))}\u201d) "
                      f"instead of a tool result. {PROTOCOL_ERROR_EXPLANATIONS.get(code, '')}Agents see a protocol "
                      "error as a broken connection, not as a failed call they can reason about. Catch the failure "
                      "and return CallToolResult(is_error=True, ...) with the recovery fields.",
