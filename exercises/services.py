@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -191,6 +191,8 @@ def _progress_writer(this_run):
         def update() -> None:
             try:
                 this_run.update(progress=progress)
+            except DatabaseError as error:  # progress is a courtesy: a busy database must not stop grading
+                logger.warning("could not record grading progress: %s", error)
             finally:
                 connection.close()
         writer = threading.Thread(target=update, daemon=True)

@@ -35,3 +35,18 @@ def pretty_json(value) -> str:
 def inline_code(text) -> str:
     """Feedback text with `backticked` spans shown as code; everything else escaped."""
     return mark_safe(re.sub(r"`([^`\n]+)`", r"<code>\1</code>", str(escape(text))))
+
+
+@register.filter
+def compact_json(value) -> str:
+    """A value as one line of JSON, long strings already cut by the grader."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+@register.filter
+def era_verdicts(scenario: dict) -> list[tuple[str, str | None]]:
+    """A tool-server probe's verdict per protocol era, in the order the scoreboard's columns show them."""
+    from exercises.graders.tool_server import ERAS
+
+    verdicts = scenario.get("eras") if isinstance(scenario.get("eras"), dict) else {}
+    return [(era, verdicts.get(era)) for era, _ in ERAS]

@@ -241,8 +241,9 @@ def _load_problem(loaded: dict[str, Any], process_output: str) -> dict[str, Any]
 
 def _result(slug: str, eras: list[EraRun]) -> dict[str, Any]:
     scenarios: list[dict[str, Any]] = []
-    listing = merge_eras({e.era: listing_checks(e.tools) for e in eras})
-    scenarios.append(_scenario(slug, "tools-list", "Lists customer_lookup with its arguments", listing,
+    listing = {e.era: listing_checks(e.tools) for e in eras}
+    scenarios.append(_scenario(slug, "tools-list", "Lists customer_lookup with its arguments", merge_eras(listing),
+                               eras=_era_verdicts(listing),
                                expected="customer_lookup in tools/list, with customer_id (a string, required), "
                                         "failure_mode (optional) and a description.",
                                trace=[{"era": e.era, "tools": e.tools} for e in eras]))
@@ -260,14 +261,16 @@ def _result(slug: str, eras: list[EraRun]) -> dict[str, Any]:
                             f": {text}" for text, e in answers.items())
         scenarios.append(_scenario(
             slug, probe.id, probe.title, merge_eras(per_era), expected=probe.expected, answered=answered,
+            eras=_era_verdicts(per_era),
             request=[{"tool": c.tool, "arguments": _display(c.arguments)}
                      for c in probe.calls[:probe.concurrent or len(probe.calls)]],
             trace=[_trace_entry(e.era, call, e.runs[probe.id] if len(probe.calls) == 1 else None)
                    for e in eras for call in e.runs[probe.id].calls],
             stopped={e.era: e.runs[probe.id].stop for e in eras if e.runs[probe.id].stop},
             output="\n".join(e.output for e in eras if e.output and any(p == probe.id for p, _ in e.stops))))
-    scenarios.append(_scenario(slug, "stdout", "Keeps stdout for the protocol",
-                               merge_eras({e.era: stdout_checks(e.pollution) for e in eras}),
+    stdout = {e.era: stdout_checks(e.pollution) for e in eras}
+    scenarios.append(_scenario(slug, "stdout", "Keeps stdout for the protocol", merge_eras(stdout),
+                               eras=_era_verdicts(stdout),
                                expected="Nothing on stdout but JSON-RPC messages, from start to exit.",
                                trace=[{"era": e.era, "stdout": p.text, "during": p.probe}
                                       for e in eras for p in e.pollution]))
@@ -288,6 +291,10 @@ def _scenario(slug: str, scenario_id: str, title: str, checks: list[Check], **de
     graded = GradeResult(exercise=slug, checks=checks).as_dict()
     return {"id": scenario_id, "title": title, "status": graded["status"], "score": graded["score"],
             "checks": graded["checks"], "outcome": None, **details}
+
+
+def _era_verdicts(per_era: dict[str, list[Check]]) -> dict[str, str]:
+    return {era: "pass" if all(c.passed for c in checks) else "fail" for era, checks in per_era.items()}
 
 
 def _kept_running_check(state: EraRun) -> Check:
