@@ -21,6 +21,7 @@ logger = logging.getLogger(__name__)
 
 INSIDE_DIR = Path(__file__).resolve().parent / "inside"
 UNPRIVILEGED_UIDS = range(40000, 60000)
+STDIO_PROGRAMS = frozenset({"tool_server_runner.py"})  # they speak to the grader over their stdin and stdout
 
 
 class SandboxUnavailable(Exception):

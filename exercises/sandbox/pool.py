@@ -18,8 +18,8 @@ logger = logging.getLogger(__name__)
 
 
 class SandboxPool:
-    def __init__(self, program: str, *, size: int, limits: Limits | None = None, stdio: bool = False):
-        self.program, self.size, self.limits, self.stdio = program, size, limits or Limits(), stdio
+    def __init__(self, program: str, *, size: int, limits: Limits | None = None):
+        self.program, self.size, self.limits = program, size, limits or Limits()
         self._idle: deque[SandboxProcess] = deque()
         self._lock = threading.Lock()
         self._warm = False
@@ -40,13 +40,13 @@ class SandboxPool:
                 candidate = None
         if self._warm:
             self._refill()
-        return candidate or SandboxProcess(self.program, limits=self.limits, stdio=self.stdio)
+        return candidate or SandboxProcess(self.program, limits=self.limits)
 
     def _refill(self) -> None:
         with self._lock:
             try:
                 while len(self._idle) < self.size:
-                    self._idle.append(SandboxProcess(self.program, limits=self.limits, stdio=self.stdio))
+                    self._idle.append(SandboxProcess(self.program, limits=self.limits))
             except Exception:  # a pool that cannot fill is not an error until a sandbox is needed
                 logger.exception("could not pre-start a sandbox for %s", self.program)
 
@@ -62,11 +62,11 @@ _pools: dict[str, SandboxPool] = {}
 _pools_lock = threading.Lock()
 
 
-def sandbox_pool(program: str, *, stdio: bool = False) -> SandboxPool:
-    """The process-wide pool for a program from `sandbox/inside/` (`stdio`: see SandboxProcess)."""
+def sandbox_pool(program: str) -> SandboxPool:
+    """The process-wide pool for a program from `sandbox/inside/`."""
     with _pools_lock:
         if program not in _pools:
-            _pools[program] = SandboxPool(program, size=settings.SANDBOX_POOL_SIZE, stdio=stdio)
+            _pools[program] = SandboxPool(program, size=settings.SANDBOX_POOL_SIZE)
         return _pools[program]
 
 

@@ -1,6 +1,6 @@
 """One sandboxed process: started with two inherited sockets (messages and the clock), its output drained into
-a bounded buffer, and killed with its whole process tree. With `stdio`, its stdin and stdout are pipes the
-grader speaks through (an MCP server over stdio) and only its stderr is drained."""
+a bounded buffer, and killed with its whole process tree. A program that speaks over stdio (an MCP server) gets
+pipes for its stdin and stdout instead, and only its stderr is drained."""
 import logging
 import os
 import signal
@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from .command import Limits, SandboxUnavailable, sandbox_argv, sandbox_status, unsandboxed_allowed, unsandboxed_argv
+from .command import STDIO_PROGRAMS, Limits, SandboxUnavailable, sandbox_argv, sandbox_status, unsandboxed_allowed, unsandboxed_argv
 
 logger = logging.getLogger(__name__)
 
@@ -24,9 +24,11 @@ _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawner
 
 class SandboxProcess:
     """A program from `sandbox/inside/` running confined. `mux` and `clock` are the grader's ends of its sockets;
-    with `stdio`, `popen.stdin` and `popen.stdout` are the grader's ends of its standard streams."""
+    for the programs in STDIO_PROGRAMS, `popen.stdin` and `popen.stdout` are the grader's ends of its standard
+    streams."""
 
-    def __init__(self, program: str, *, limits: Limits | None = None, stdio: bool = False):
+    def __init__(self, program: str, *, limits: Limits | None = None):
+        stdio = program in STDIO_PROGRAMS
         if problem := sandbox_status():
             raise SandboxUnavailable(problem)
         self.limits = limits or Limits()
@@ -61,8 +63,8 @@ class SandboxProcess:
         self._drainer.start()
 
     def _drain(self) -> None:
-        """Keep the first `output_bytes` of what the process writes to its stdout and stderr (only stderr with
-        `stdio`); discard the rest."""
+        """Keep the first `output_bytes` of what the process writes to its stdout and stderr (only stderr for a
+        program that speaks over stdio); discard the rest."""
         stream = self.popen.stderr or self.popen.stdout
         while chunk := stream.read1(65536):
             room = self.limits.output_bytes - len(self._output)

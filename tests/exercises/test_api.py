@@ -185,6 +185,20 @@ def test_an_agent_loop_graded_through_the_api_carries_scenarios_traces_and_outco
     assert misconception in {c["misconception"] for c in not_found["checks"]}
 
 
+@pytest.mark.sandbox
+def test_a_tool_server_graded_through_the_api_carries_each_probe_and_what_came_back(api):
+    from tests.exercises.tool_servers import MISTAKES
+
+    source = MISTAKES["reports an unknown customer as an error"][0]
+    accepted = _post(api, {"exercise": "customer-lookup-tool", "submission": source}).json()
+    result = api.get(f"/api/v1/submissions/{accepted['id']}").json()["result"]
+    assert result["status"] == "fail" and len(result["scenarios"]) == 18
+    not_found = next(s for s in result["scenarios"] if s["id"] == "not-found")
+    assert not_found["status"] == "fail" and not_found["eras"] == {"2026-07-28": "fail", "2025-11-25": "fail"}
+    assert [e["response"]["result"]["isError"] for e in not_found["trace"]] == [True, True]
+    assert "empty-result-as-error" in {c["misconception"] for c in not_found["checks"]}
+
+
 def test_a_running_code_submission_reports_its_progress(api, api_user, exercises):
     submission = Submission.objects.create(user=api_user, exercise=exercises["agent-loop"], exercise_version="x",
                                            text="", state=Submission.RUNNING,

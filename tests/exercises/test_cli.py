@@ -77,3 +77,22 @@ def test_api_token_prints_a_working_token(transactional_db, django_user_model):
     assert token.startswith("rw_") and api_token_authenticate(raw=token).username == "pipeline-bot"
     call_command("api_token", "pipeline-bot", stdout=StringIO(), stderr=StringIO())
     assert django_user_model.objects.filter(username="pipeline-bot").count() == 1
+
+
+@pytest.mark.sandbox
+def test_a_tool_server_is_graded_from_the_command_line(tmp_path):
+    from django.conf import settings
+
+    from tests.exercises.tool_servers import MISTAKES
+
+    reference = Path(settings.EXERCISE_CONTENT_DIR) / "solutions" / "customer-lookup-tool.py"
+    assert grade("customer-lookup-tool", str(reference)).returncode == 0
+    leaky = tmp_path / "server.py"
+    leaky.write_text(MISTAKES["leaks the database's message"][0])
+    run = grade("customer-lookup-tool", str(leaky), "--json")
+    result = json.loads(run.stdout)
+    assert run.returncode == 1 and [s["id"] for s in result["scenarios"] if s["status"] == "fail"] == ["timeout"]
+    missing = tmp_path / "empty_server.py"
+    missing.write_text("import training_db\n")
+    run = grade("customer-lookup-tool", str(missing))
+    assert run.returncode == 2 and "does not define `server`" in run.stdout

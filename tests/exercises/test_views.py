@@ -171,3 +171,45 @@ def test_a_running_code_submission_shows_which_scenario_is_being_graded(client, 
     assert "Scenario 4 of 10" in text and "validation-fixable" in text and 'hx-trigger="every 500ms"' in text
     page = client.get(f"/submissions/{submission.pk}/")
     assert b"<html" in page.content and b"Scenario 4 of 10" in page.content
+
+
+def test_a_running_server_submission_shows_which_probe_is_being_sent(client, exercises, django_user_model):
+    from exercises.models import Submission
+
+    user = django_user_model.objects.create_user("prober", password="a-long-password-1")
+    client.force_login(user)
+    submission = Submission.objects.create(user=user, exercise=exercises["customer-lookup-tool"],
+                                           exercise_version="x", text="", state=Submission.RUNNING,
+                                           progress={"done": 20, "total": 34, "scenario": "emoji-id (2025-11-25)"})
+    text = client.get(f"/submissions/{submission.pk}/?poll=1", HTTP_HX_REQUEST="true").content.decode()
+    assert "Probe 21 of 34" in text and "emoji-id (2025-11-25)" in text
+
+
+def test_training_db_downloads_from_the_tool_exercise_only(client, exercises):
+    download = client.get("/exercises/customer-lookup-tool/training_db.py")
+    assert download.status_code == 200
+    assert download["Content-Disposition"] == 'attachment; filename="training_db.py"'
+    source = b"".join(download.streaming_content).decode()
+    assert "def get_customer(customer_id, failure_mode=\"none\"):" in source and "class AccessDenied" in source
+    assert client.get("/exercises/agent-loop/training_db.py").status_code == 404
+    page = client.get("/exercises/customer-lookup-tool/").content.decode()
+    assert 'href="/exercises/customer-lookup-tool/training_db.py"' in page
+
+
+def test_the_downloaded_training_db_behaves_as_the_instructions_say(tmp_path, client, exercises):
+    import importlib.util
+
+    path = tmp_path / "training_db.py"
+    path.write_bytes(b"".join(client.get("/exercises/customer-lookup-tool/training_db.py").streaming_content))
+    spec = importlib.util.spec_from_file_location("downloaded_training_db", path)
+    training_db = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(training_db)
+    assert training_db.get_customer("CUST-00042")["name"] == "Ada Lindqvist"
+    assert training_db.get_customer("CUST-99999") is None
+    for mode, exception in [("timeout", training_db.DatabaseTimeout), ("permission", training_db.AccessDenied),
+                            ("refund_limit", training_db.RefundPolicyViolation)]:
+        with pytest.raises(exception) as raised:
+            training_db.get_customer("CUST-00042", failure_mode=mode)
+        assert ".internal:" in str(raised.value)  # the internal details a tool must keep out of its result
+    with pytest.raises(ValueError, match="unknown failure_mode"):
+        training_db.get_customer("CUST-00042", failure_mode="sometimes")

@@ -65,7 +65,7 @@ async def _grade(slug: str, source: str, on_progress: ProgressCallback) -> dict[
                                       "answer), so the remaining probes were skipped. Fix those first.")
                 break
             try:
-                sandbox = sandbox_pool(RUNNER, stdio=True).take()
+                sandbox = sandbox_pool(RUNNER).take()
             except SandboxUnavailable as error:
                 return infrastructure_error(slug, f"Learners' code cannot run on the grading machine right now: "
                                                   f"{error} Your submission is kept and costs no attempt.",
@@ -279,7 +279,9 @@ def _result(slug: str, eras: list[EraRun]) -> dict[str, Any]:
         failure = next((c for c in scenario["checks"] if c["status"] == "fail"), None)
         message = "Every check passed."
         if failure:
-            message = " ".join(filter(None, (failure["message"], scenario.get("answered"),
+            # a missing answer or a protocol error already says what came back
+            answered = scenario.get("answered") if failure["id"] not in ("answered", "tool-result") else ""
+            message = " ".join(filter(None, (failure["message"], answered,
                                              f"Expected: {scenario['expected']}" if scenario.get("expected") else "")))
         checks.append(Check(f"scenario-{scenario['id']}", f"{scenario['id']}: {scenario['title']}", failure is None,
                             message, points=scenario["score"],

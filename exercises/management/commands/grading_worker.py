@@ -11,8 +11,8 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
-from exercises.graders.agent_loop import RUNNER
-from exercises.sandbox import sandbox_pool, sandbox_status
+from exercises.graders import sandbox_pools
+from exercises.sandbox import sandbox_status
 from exercises.services import submissions_sweep_stale
 
 logger = logging.getLogger("exercises.grading_worker")
@@ -40,7 +40,8 @@ class Command(DbWorkerCommand):
             logger.error("Sandbox unavailable: %s Code submissions will be answered with an infrastructure error "
                          "(no attempt counted) until this is fixed.", problem)
         else:
-            sandbox_pool(RUNNER).warm()
+            for pool in sandbox_pools():
+                pool.warm()
         stop = threading.Event()
         sweeper = threading.Thread(target=_sweep_forever, args=(stop,), name="grading-sweeper", daemon=True)
         sweeper.start()
@@ -48,4 +49,5 @@ class Command(DbWorkerCommand):
             super().handle(*args, **options)
         finally:
             stop.set()
-            sandbox_pool(RUNNER).close()
+            for pool in sandbox_pools():
+                pool.close()

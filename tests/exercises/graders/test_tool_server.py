@@ -14,9 +14,9 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 @pytest.fixture(scope="module", autouse=True)
 def warm_sandboxes():
-    sandbox_pool(RUNNER, stdio=True).warm()
+    sandbox_pool(RUNNER).warm()
     yield
-    sandbox_pool(RUNNER, stdio=True).close()
+    sandbox_pool(RUNNER).close()
 
 
 def grade_server(source: str) -> dict:
