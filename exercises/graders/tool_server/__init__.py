@@ -18,7 +18,7 @@ from ...sandbox import SandboxUnavailable, sandbox_pool
 from ..result import Check, GradeResult, infrastructure_error, structured_error
 from ..sandboxed import ProgressCallback, load_problem, run_coroutine
 from .checks import listing_checks, merge_eras, stdout_checks
-from .connection import Pollution, ServerConnection, WireCall
+from .connection import MAX_LINE_BYTES, Pollution, ServerConnection, WireCall
 from ..payload import text_blocks
 from .probes import ANSWER_TIMEOUT_SECONDS, PROBES, TOOL, Probe, ProbeRun, clip
 
@@ -169,11 +169,23 @@ async def _run_probe(client: Client, connection: ServerConnection, probe: Probe,
         except Exception as error:  # noqa: BLE001 (the SDK client refused the result; the learner's to fix)
             run.client_errors[index] = f"{type(error).__name__}: {str(error)[:300]}"
 
+    async def calls() -> None:
+        async with anyio.create_task_group() as burst:
+            for index in range(probe.concurrent):
+                burst.start_soon(call, index)
+        for index in range(probe.concurrent, len(probe.calls)):
+            await call(index)
+
     async with anyio.create_task_group() as tasks:
-        for index in range(probe.concurrent):
-            tasks.start_soon(call, index)
-    for index in range(probe.concurrent, len(probe.calls)):
-        await call(index)
+        async def stop_when_an_answer_is_dropped() -> None:
+            await connection.answer_dropped.wait()
+            tasks.cancel_scope.cancel()  # the dropped answer's call would wait for its timeout
+
+        tasks.start_soon(stop_when_an_answer_is_dropped)
+        await calls()
+        tasks.cancel_scope.cancel()
+    if connection.answer_dropped.is_set():
+        timed_out = True
     run.calls = _match(probe, connection.log.calls[first_call:])
     run.queries = [q for q in connection.log.queries[first_query:] if q.probe == probe.id]
     if any(call.response is None for call in run.calls):
@@ -207,6 +219,9 @@ def _skip(state: EraRun, pending: list[Probe], reason: str, *, stop: str = "skip
 
 def _why_stopped(run: ProbeRun, connection: ServerConnection) -> str:
     if run.stop == "no_answer":
+        if connection.log.oversized:
+            return (f"Its answer was longer than {MAX_LINE_BYTES // 1024} KiB, so the grader dropped it unread; keep "
+                    "answers to what the agent needs. The grader stopped the server and went on with a fresh copy.")
         return "The grader stopped the server and went on with a fresh copy."
     code = connection.sandbox.popen.poll()
     parts = [f"it exited with code {code}." if code is not None else "it closed its stdout."]
@@ -333,12 +348,19 @@ def _answer_summary(response: dict[str, Any] | None) -> str:
     return clip(json.dumps(shown, ensure_ascii=False), 240) + "."
 
 
-def _display(value: Any, limit: int = 300) -> Any:
-    """The value as shown to the learner: long strings cut, with their length, so results stay small."""
+def _display(value: Any, limit: int = 300, depth: int = 0) -> Any:
+    """The value as shown to the learner: long strings cut, with their length, and at most 50 items a level, 8
+    levels deep, so whatever a server answers, the stored result stays small."""
     if isinstance(value, str):
-        return value if len(value) <= limit else f"{value[:limit]}… ({len(value)} characters)"
+        return clip(value, limit)
+    if depth >= 8 and isinstance(value, (dict, list)):
+        return "… (nested too deep to show)"
     if isinstance(value, dict):
-        return {key: _display(item, limit) for key, item in value.items()}
+        shown = {str(key): _display(item, limit, depth + 1) for key, item in list(value.items())[:50]}
+        if len(value) > 50:
+            shown["…"] = f"{len(value) - 50} more keys"
+        return shown
     if isinstance(value, list):
-        return [_display(item, limit) for item in value[:50]]
+        return [_display(item, limit, depth + 1) for item in value[:50]] + (
+            [f"… {len(value) - 50} more items"] if len(value) > 50 else [])
     return value

@@ -22,7 +22,7 @@ from .database import MAX_QUERIES, DatabaseQuery, answer
 
 logger = logging.getLogger(__name__)
 
-MAX_LINE_BYTES = 8 * 1024 * 1024
+MAX_LINE_BYTES = 512 * 1024  # a longer answer is dropped unread: judging it would cost the grader seconds
 READY_TIMEOUT_SECONDS = 20  # a cold sandbox imports Python and mcp first
 LOAD_TIMEOUT_SECONDS = 5
 SHUTDOWN_TIMEOUT_SECONDS = 3
@@ -57,6 +57,7 @@ class ConnectionLog:
     calls: list[WireCall] = field(default_factory=list)
     queries: list[DatabaseQuery] = field(default_factory=list)
     pollution: list[Pollution] = field(default_factory=list)
+    oversized: list[str] = field(default_factory=list)  # the probes during which an answer was too long to read
 
 
 class ServerConnection:
@@ -67,6 +68,7 @@ class ServerConnection:
         self.probe = "startup"
         self.log = ConnectionLog()
         self.stdout_closed = anyio.Event()
+        self.answer_dropped = anyio.Event()  # an answer too long to read: its call will never be answered
         self.end = ServerEnd()
         self._pending: dict[Any, WireCall] = {}
         self._to_client = None
@@ -171,11 +173,11 @@ class ServerConnection:
     async def _read_stdout(self) -> None:
         try:
             while True:
-                try:
-                    line = await self.stdout.readline()
-                except (ValueError, asyncio.LimitOverrunError):
-                    self._polluted(f"(a line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB)")
-                    break
+                line = await self._next_line()
+                if line is None:
+                    self.log.oversized.append(self.probe)
+                    self.answer_dropped.set()
+                    continue
                 if not line:
                     break
                 if not line.strip():
@@ -198,6 +200,23 @@ class ServerConnection:
             self.stdout_closed.set()
             if self._to_client is not None:
                 self._to_client.close()
+
+    async def _next_line(self) -> bytes | None:
+        """The next line from stdout (b"" at the end), or None for a line over MAX_LINE_BYTES, which is dropped."""
+        try:
+            return await self.stdout.readuntil(b"\n")
+        except asyncio.IncompleteReadError as end:
+            return end.partial
+        except asyncio.LimitOverrunError:
+            pass
+        while True:
+            try:
+                await self.stdout.readuntil(b"\n")
+                return None
+            except asyncio.LimitOverrunError as overrun:
+                await self.stdout.readexactly(overrun.consumed)
+            except asyncio.IncompleteReadError:
+                return None
 
     def _polluted(self, text: str) -> None:
         if len(self.log.pollution) < POLLUTION_KEPT:

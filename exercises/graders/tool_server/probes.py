@@ -81,6 +81,9 @@ def answered_check(probe: Probe, run: ProbeRun) -> Check:
                      f"Your server stopped while answering {describe_call(probe.calls[0])}: {run.stop_detail} A "
                      "host loses every tool of a server that exits; catch what can go wrong in the tool and return "
                      "a result with isError: true instead.", misconception="server-crashes")
+    if "dropped it unread" in run.stop_detail:
+        return Check("answered", name, False, f"No usable answer to {describe_call(probe.calls[0])}. "
+                     f"{run.stop_detail}", misconception="oversized-answer")
     return Check("answered", name, False,
                  f"No answer within {ANSWER_TIMEOUT_SECONDS} seconds to {describe_call(probe.calls[0])}"
                  f"{f' ({len(missing)} of {len(probe.calls)} calls unanswered)' if len(probe.calls) > 1 else ''}. "

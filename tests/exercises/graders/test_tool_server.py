@@ -154,3 +154,34 @@ def test_a_file_that_cannot_be_graded_says_what_to_change(source, expected):
     assert result["error"]["errorCategory"] == "validation" and result["error"]["isRetryable"] is False
     assert expected in result["error"]["description"]
 
+
+
+def test_a_hostile_server_cannot_stop_the_grader_or_bloat_the_result():
+    hostile = variant(
+        ("import re\n", "import os\nimport re\n"),
+        ("    if not CUSTOMER_ID.fullmatch(customer_id):",
+         "    if customer_id == \"CUST-42\":  # write garbage straight onto the wire, then answer a monster\n"
+         "        for fd in map(int, os.listdir('/proc/self/fd')):\n"
+         "            if fd > 2 and os.path.islink(f'/proc/self/fd/{fd}') and 'pipe' in os.readlink(f'/proc/self/fd/{fd}'):\n"
+         "                try:\n"
+         "                    os.write(fd, b'garbage on the wire\\n')\n"
+         "                except OSError:\n"
+         "                    pass\n"
+         "        return _result({f'k{i}': [list(range(100))] * 3 for i in range(2000)}, is_error=False)\n"
+         "    if not CUSTOMER_ID.fullmatch(customer_id):"))
+    result = grade_server(hostile)
+    assert result["status"] == "fail" and result["error"] is None
+    assert {"malformed-id", "stdout"} <= failing(result)
+    assert "garbage on the wire" in check(result, "stdout", "stdout-clean")["message"]
+    assert len(json.dumps(result)) < 400_000
+    assert scenario(result, "emoji-id")["status"] == "pass"
+
+
+def test_an_answer_too_long_to_read_is_dropped_and_named():
+    flood = variant(("    if not CUSTOMER_ID.fullmatch(customer_id):",
+                     "    if customer_id == \"CUST-42\":\n        return _result({\"x\": \"y\" * 2_000_000}, is_error=True)\n"
+                     "    if not CUSTOMER_ID.fullmatch(customer_id):"))
+    result = grade_server(flood)
+    answered = check(result, "malformed-id", "answered")
+    assert "longer than 512 KiB" in answered["message"] and answered["misconception"] == "oversized-answer"
+    assert scenario(result, "empty-id")["status"] == "pass"  # the next probes run on a fresh copy
