@@ -1,4 +1,4 @@
-"""Benchmark: how fast a learner gets an agent loop graded, and whether a burst loses anything.
+"""Benchmark: how fast a learner gets code graded (an agent loop, an MCP server), and whether a burst loses anything.
 
 Starts the real site (uvicorn) and two grading workers on a throwaway SQLite database, then measures in the
 same run:
@@ -7,6 +7,7 @@ same run:
   - the median submit-to-graded time of a correct agent loop through the JSON API (POST, then GET until graded),
     one submission at a time with a pause between them, as learners submit;
   - their ratio (target: 0.5 or less);
+  - the same for a correct MCP server (customer-lookup-tool): two sandboxes, two protocol eras, 34 probes;
   - a burst of 40 submissions posted at once: the time until all are graded, and how many were lost
     (target: none, within 60 s on 2 cores).
 Run with `make bench`.
@@ -27,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 RUNTIME_PYTHON = ROOT / "var" / "sandbox-runtime" / "bin" / "python"
-REFERENCE = (ROOT / "exercises" / "content" / "solutions" / "agent-loop.py").read_text()
+SOLUTIONS = ROOT / "exercises" / "content" / "solutions"
+REFERENCES = {slug: (SOLUTIONS / f"{slug}.py").read_text() for slug in ("agent-loop", "customer-lookup-tool")}
 COLD_IMPORTS = 7
 SEQUENTIAL = 9
 PAUSE_BETWEEN_SUBMISSIONS = 1.5  # seconds: a learner reads the result before submitting again
@@ -90,8 +92,9 @@ class Site:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"{}")
 
-    def submit(self) -> int | None:
-        status, body = self.request("POST", "/api/v1/submissions", {"exercise": "agent-loop", "submission": REFERENCE})
+    def submit(self, exercise: str = "agent-loop") -> int | None:
+        status, body = self.request("POST", "/api/v1/submissions",
+                                    {"exercise": exercise, "submission": REFERENCES[exercise]})
         return body["id"] if status == 202 else None
 
     def graded(self, submission_id: int) -> dict | None:
@@ -117,12 +120,12 @@ def cold_import_seconds() -> float:
     return statistics.median(samples)
 
 
-def submit_to_graded_seconds(site: Site) -> tuple[float, list[str]]:
+def submit_to_graded_seconds(site: Site, exercise: str = "agent-loop") -> tuple[float, list[str]]:
     samples, statuses = [], []
     for _ in range(SEQUENTIAL):
         time.sleep(PAUSE_BETWEEN_SUBMISSIONS)
         start = time.perf_counter()
-        submission_id = site.submit()
+        submission_id = site.submit(exercise)
         while (result := site.graded(submission_id)) is None:
             time.sleep(0.01)
         samples.append(time.perf_counter() - start)
@@ -160,6 +163,10 @@ def main() -> None:
         print(f"agent loop submit-to-graded via the API (median of {SEQUENTIAL}): {median * 1000:7.0f} ms  "
               f"(all {statuses.count('pass')}/{len(statuses)} passed)")
         print(f"ratio submit-to-graded / cold import: {median / baseline:.2f}  (target 0.5 or less)")
+        server_median, server_statuses = submit_to_graded_seconds(site, "customer-lookup-tool")
+        print(f"MCP server submit-to-graded via the API (median of {SEQUENTIAL}): {server_median * 1000:7.0f} ms  "
+              f"(all {server_statuses.count('pass')}/{len(server_statuses)} passed; "
+              f"ratio to cold import {server_median / baseline:.2f})")
         drained, lost, accepted, passed = burst(site)
         print(f"burst of {BURST} at once, {WORKERS} workers: {accepted} accepted, all graded after {drained:.1f} s, "
               f"lost {lost}, passed {passed}  (target: none lost, within 60 s)")

@@ -134,15 +134,25 @@ async def _serve_probes(slug: str, connection: ServerConnection, tasks, source: 
                 state.runs[probe.id] = run
                 if run.stop:
                     return probe.id
-    except (MCPError, TimeoutError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError,
-            RuntimeError) as error:
+    except Exception as error:  # noqa: BLE001 (narrowed below; the SDK wraps them in exception groups)
+        if not _session_failure(error):
+            raise
         # The client could not even start talking: the server never answered its first request.
-        logger.info("learner server did not start a session: %r", error)
+        logger.info("learner server did not answer the client's first request: %r", error)
+        with anyio.move_on_after(1):  # let a dying server finish, so what is said about it does not vary
+            while connection.sandbox.alive():
+                await anyio.sleep(0.02)
         detail = _why_stopped(ProbeRun(state.era, stop="server_exited" if connection.exited() else "no_answer"),
                               connection)
-        _skip(state, pending, f"Not run: your server did not answer the client's first request "
-                              f"({'server/discover' if state.era.startswith('2026') else 'initialize'}). {detail}",
-              stop="server_exited" if connection.exited() else "no_answer")
+        request = "server/discover" if state.era.startswith("2026") else "initialize"
+        if first:
+            output = _stderr_tail(connection)
+            return GradeResult(exercise=slug, error=structured_error(
+                f"Your server did not answer the MCP client's first request ({request}): {detail} Make sure it "
+                "starts: anything it does on start (a lifespan, connections) must not fail.",
+                field="submission", **({"output": output} if output else {}))).as_dict()
+        _skip(state, pending, f"Not run: your server did not answer the client's first request ({request}); "
+                              f"{detail}")
         state.output = state.output or _stderr_tail(connection)
         return None
     await connection.shutdown()
@@ -211,9 +221,20 @@ def _match(probe: Probe, recorded: list[WireCall]) -> list[WireCall]:
     return calls
 
 
-def _skip(state: EraRun, pending: list[Probe], reason: str, *, stop: str = "skipped") -> None:
+SESSION_FAILURES = (MCPError, TimeoutError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError,
+                    RuntimeError)
+
+
+def _session_failure(error: BaseException) -> bool:
+    """A failure of the MCP session itself (the server went away or never answered), not of the grader."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_session_failure(inner) for inner in error.exceptions)
+    return isinstance(error, SESSION_FAILURES)
+
+
+def _skip(state: EraRun, pending: list[Probe], reason: str) -> None:
     for probe in pending:
-        state.runs[probe.id] = ProbeRun(state.era, stop="skipped" if stop == "skipped" else stop, stop_detail=reason)
+        state.runs[probe.id] = ProbeRun(state.era, stop="skipped", stop_detail=reason)
     pending.clear()
 
 

@@ -48,7 +48,6 @@ class Pollution:
 @dataclass
 class ServerEnd:
     """How the server process ended, when it did."""
-    exit_code: int | None = None
     traceback: str | None = None  # the runner reported serve() raising
 
 
@@ -130,7 +129,6 @@ class ServerConnection:
         for transport in self._transports:
             transport.close()
         self.sandbox.kill()
-        self.end.exit_code = self.sandbox.popen.returncode
 
     def exited(self) -> bool:
         return self.stdout_closed.is_set() or not self.sandbox.alive()

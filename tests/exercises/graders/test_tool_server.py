@@ -147,6 +147,11 @@ def test_binary_junk_on_stdout_and_a_broken_database_link_do_not_stop_the_grader
     ("from mcp.server import MCPServer\nserver = MCPServer('customers')\n", "does not offer a tool named customer_lookup"),
     (REFERENCE.replace('if __name__ == "__main__":\n    server.run()', "server.run()"), "if __name__ == \"__main__\":"),
     ("", "The file is empty"),
+    ("from contextlib import asynccontextmanager\nfrom mcp.server import MCPServer\n\n@asynccontextmanager\n"
+     "async def lifespan(server):\n    raise RuntimeError('cannot reach config service')\n    yield\n\n"
+     "server = MCPServer('customers', lifespan=lifespan)\n",
+     "did not answer the MCP client's first request (server/discover): it exited with code 1. Its last error:\n"
+     "  File \"submission.py\", line 6, in lifespan"),
 ])
 def test_a_file_that_cannot_be_graded_says_what_to_change(source, expected):
     result = grade_server(source)
