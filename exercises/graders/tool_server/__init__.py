@@ -115,6 +115,7 @@ async def _serve_probes(slug: str, connection: ServerConnection, tasks, source: 
         _skip(state, pending, "Not run: a fresh copy of your server failed to load after an earlier probe stopped "
                               "it.")
         return None
+    started, stopped_by = False, None
     try:
         async with Client(connection.transport(), mode=mode, read_timeout_seconds=ANSWER_TIMEOUT_SECONDS) as client:
             if state.tools is None:
@@ -127,16 +128,20 @@ async def _serve_probes(slug: str, connection: ServerConnection, tasks, source: 
                         f"Your server does not offer a tool named {TOOL} (it lists: {names}). Register it, e.g. "
                         f"with @server.tool() on `def {TOOL}(customer_id: str, failure_mode: str = \"none\")`.",
                         field="submission", tools=names)).as_dict()
+            started = True
             while pending:
                 probe = pending.pop(0)
                 progress(probe)
                 run = await _run_probe(client, connection, probe, state.era)
                 state.runs[probe.id] = run
                 if run.stop:
-                    return probe.id
+                    stopped_by = probe.id
+                    break
     except Exception as error:  # noqa: BLE001 (narrowed below; the SDK wraps them in exception groups)
         if not _session_failure(error):
             raise
+        if started:  # the session ended later (the server died while the client was closing): as seen above
+            return stopped_by
         # The client could not even start talking: the server never answered its first request.
         logger.info("learner server did not answer the client's first request: %r", error)
         with anyio.move_on_after(1):  # let a dying server finish, so what is said about it does not vary
@@ -155,8 +160,9 @@ async def _serve_probes(slug: str, connection: ServerConnection, tasks, source: 
                               f"{detail}")
         state.output = state.output or _stderr_tail(connection)
         return None
-    await connection.shutdown()
-    return None
+    if stopped_by is None:
+        await connection.shutdown()
+    return stopped_by
 
 
 async def _run_probe(client: Client, connection: ServerConnection, probe: Probe, era: str) -> ProbeRun:
