@@ -127,6 +127,9 @@ def submit_to_graded_seconds(site: Site, exercise: str = "agent-loop") -> tuple[
         start = time.perf_counter()
         submission_id = site.submit(exercise)
         while (result := site.graded(submission_id)) is None:
+            if time.perf_counter() - start > BURST_DEADLINE:
+                sys.exit(f"submission {submission_id} was not graded within {BURST_DEADLINE} s: are the grading "
+                         f"workers running? See {site.var}/processes.log")
             time.sleep(0.01)
         samples.append(time.perf_counter() - start)
         statuses.append(result["result"]["status"])
