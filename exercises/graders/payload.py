@@ -271,7 +271,8 @@ def _validation_checks(structured: dict, spec: dict) -> list[Check]:
         checks.append(Check("validation-received", "Echoes the received value", received == spec["received"],
                             "received shows the value the tool got, unchanged." if received == spec["received"] else
                             f"Set received to the value the tool got ({spec['received']!r}), unchanged, so the agent "
-                            f"can see its mistake. Yours was {json.dumps(received, ensure_ascii=False)[:80]}.",
+                            f"can see its mistake. " + (f"Yours was {json.dumps(received, ensure_ascii=False)[:80]}."
+                                                     if "received" in structured else "You left it out."),
                             misconception="validation-without-field"))
     expected = structured.get("expected")
     mentions = [m for m in spec.get("expected_mentions", []) if not (isinstance(expected, str) and m in expected)]

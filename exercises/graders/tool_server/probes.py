@@ -233,7 +233,7 @@ def judge_payload(probe: Probe, run: ProbeRun) -> list[Check]:
         return checks
     checks += grade_payload_object(probe.id, probe.rubric, result)
     arguments = probe.calls[0].arguments
-    if probe.rubric.get("category") == "validation" or probe.rubric.get("untouched"):
+    if probe.rubric.get("category") == "validation":
         checks.append(database_untouched_check(run, arguments.get("customer_id")))
     else:
         checks.append(_database_used_check(run, arguments["customer_id"], arguments.get("failure_mode", "none")))
