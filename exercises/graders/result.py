@@ -1,4 +1,5 @@
 """The result object every grader returns (spec section 2), and the structured errors it can carry."""
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,20 @@ class GradeResult:
         score = round(sum(c["points"] for c in checks) / total, 4) if total else 0.0
         return {"exercise": self.exercise, "status": "pass" if score == 1 else "fail", "score": score,
                 "checks": checks, "scenarios": self.scenarios or [], "error": None}
+
+
+def scenario_check(scenario: dict[str, Any], *,
+                   explain: Callable[[dict[str, Any], dict[str, Any]], str] | None = None) -> Check:
+    """A submission's own check for one graded scenario (a dict with id, title, score and checks, as in the
+    result): it earns the scenario's score and carries its first failure, worded by `explain(scenario, failure)`
+    if given, else by the failing check's own message."""
+    failure = next((c for c in scenario["checks"] if c["status"] == "fail"), None)
+    if failure is None:
+        message = "Every check passed."
+    else:
+        message = explain(scenario, failure) if explain else failure["message"]
+    return Check(f"scenario-{scenario['id']}", f"{scenario['id']}: {scenario['title']}", failure is None, message,
+                 points=scenario["score"], misconception=failure["misconception"] if failure else None)
 
 
 def structured_error(description: str, *, category: str = "validation", retry_after_seconds: int | None = None,

@@ -26,7 +26,8 @@ def run_coroutine(coroutine) -> Any:
 def load_problem(loaded: dict[str, Any], process_output: str, descriptions: dict[str, str],
                  otherwise: str) -> dict[str, Any]:
     """The structured error for a `load_error` from a sandbox runner. Syntax errors and crashes while importing
-    read the same for every exercise; `descriptions` words the other kinds, and `otherwise` any kind not listed."""
+    read the same for every exercise; `descriptions` words the other kinds (templates that may use {names}, the
+    file's top-level names, and {type}, the type of what was found), and `otherwise` any kind not listed."""
     kind = loaded.get("kind")
     output = (loaded.get("output") or process_output or "")[:4000]
     details: dict[str, Any] = {"field": "submission"}
@@ -42,4 +43,7 @@ def load_problem(loaded: dict[str, Any], process_output: str, descriptions: dict
         return structured_error(
             f"Your file raised an error while it was being loaded:\n{loaded.get('message')}\nCode at the top level "
             "of the file runs once when it loads; keep it to imports and definitions.", **details)
-    return structured_error(descriptions.get(kind, otherwise), **details)
+    if kind not in descriptions:
+        return structured_error(otherwise, **details)
+    fill = {"names": ", ".join(loaded.get("names") or ["none"]), "type": loaded.get("type")}
+    return structured_error(descriptions[kind].format(**fill), **details)

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 
 from ...sandbox import SandboxUnavailable, sandbox_pool
-from ..result import Check, GradeResult, infrastructure_error, structured_error
+from ..result import Check, GradeResult, infrastructure_error, scenario_check, structured_error
 from ..sandboxed import ProgressCallback, load_problem, run_coroutine
 from .scenarios import SCENARIOS, Scenario, finished_check
 from .session import LoopConnection, LoopStopped, ScenarioRun
@@ -112,17 +112,13 @@ def _result(slug: str, runs: dict[str, ScenarioRun]) -> dict[str, Any]:
     for scenario in SCENARIOS:
         run = runs[scenario.id]
         graded = GradeResult(exercise=slug, checks=_scenario_checks(scenario, run)).as_dict()
-        first_failure = next((c for c in graded["checks"] if c["status"] == "fail"), None)
-        scenario_checks.append(Check(
-            f"scenario-{scenario.id}", f"{scenario.id}: {scenario.title}", first_failure is None,
-            first_failure["message"] if first_failure else "Every check passed.", points=graded["score"],
-            misconception=first_failure["misconception"] if first_failure else None))
         summaries.append({
             "id": scenario.id, "title": scenario.title, "status": graded["status"], "score": graded["score"],
             "checks": graded["checks"], "request": scenario.request,
             "trace": [_trace_summary(entry) for entry in run.trace], "outcome": run.outcome, "stopped": run.stop,
             "virtualSeconds": round(run.virtual_seconds, 3), "output": run.output,
         })
+        scenario_checks.append(scenario_check(summaries[-1]))
     return GradeResult(exercise=slug, checks=scenario_checks, scenarios=summaries).as_dict()
 
 
@@ -154,7 +150,6 @@ LOAD_PROBLEMS = {
 
 
 def _load_problem(loaded: dict[str, Any], process_output: str) -> dict[str, Any]:
-    fill = {"names": ", ".join(loaded.get("names") or ["none"]), "type": loaded.get("type")}
-    return load_problem(loaded, process_output, {kind: text.format(**fill) for kind, text in LOAD_PROBLEMS.items()},
+    return load_problem(loaded, process_output, LOAD_PROBLEMS,
                         "The process running your file ended while loading it (sys.exit, os._exit or a resource "
                         "limit). Remove that from the top level.")

@@ -15,7 +15,7 @@ from mcp import Client, MCPError
 from mcp.types import REQUEST_TIMEOUT
 
 from ...sandbox import SandboxUnavailable, sandbox_pool
-from ..result import Check, GradeResult, infrastructure_error, structured_error
+from ..result import Check, GradeResult, infrastructure_error, scenario_check, structured_error
 from ..sandboxed import ProgressCallback, load_problem, run_coroutine
 from .checks import listing_checks, merge_eras, stdout_checks
 from .connection import MAX_LINE_BYTES, Pollution, ServerConnection, WireCall
@@ -272,8 +272,7 @@ LOAD_PROBLEMS = {
 
 
 def _load_problem(loaded: dict[str, Any], process_output: str) -> dict[str, Any]:
-    fill = {"names": ", ".join(loaded.get("names") or ["none"]), "type": loaded.get("type")}
-    return load_problem(loaded, process_output, {kind: text.format(**fill) for kind, text in LOAD_PROBLEMS.items()},
+    return load_problem(loaded, process_output, LOAD_PROBLEMS,
                         "The process running your file ended while loading it (sys.exit, os._exit, a resource limit, "
                         "or server.run() at the top level). Keep the top level to imports and definitions, and put "
                         "server.run() under `if __name__ == \"__main__\":`.")
@@ -316,19 +315,16 @@ def _result(slug: str, eras: list[EraRun]) -> dict[str, Any]:
                                expected="Nothing on stdout but JSON-RPC messages, from start to exit.",
                                trace=[{"era": e.era, "stdout": p.text, "during": p.probe}
                                       for e in eras for p in e.pollution]))
-    checks = []
-    for scenario in scenarios:
-        failure = next((c for c in scenario["checks"] if c["status"] == "fail"), None)
-        message = "Every check passed."
-        if failure:
-            # a missing answer or a protocol error already says what came back
-            answered = scenario.get("answered") if failure["id"] not in ("answered", "tool-result") else ""
-            message = " ".join(filter(None, (failure["message"], answered,
-                                             f"Expected: {scenario['expected']}" if scenario.get("expected") else "")))
-        checks.append(Check(f"scenario-{scenario['id']}", f"{scenario['id']}: {scenario['title']}", failure is None,
-                            message, points=scenario["score"],
-                            misconception=failure["misconception"] if failure else None))
+    checks = [scenario_check(scenario, explain=_explain_failure) for scenario in scenarios]
     return GradeResult(exercise=slug, checks=checks, scenarios=scenarios).as_dict()
+
+
+def _explain_failure(scenario: dict[str, Any], failure: dict[str, Any]) -> str:
+    """A probe's headline: its first failure, what the server answered, and what it should have."""
+    # a missing answer or a protocol error already says what came back
+    answered = scenario.get("answered") if failure["id"] not in ("answered", "tool-result") else ""
+    return " ".join(filter(None, (failure["message"], answered,
+                                  f"Expected: {scenario['expected']}" if scenario.get("expected") else "")))
 
 
 def _scenario(slug: str, scenario_id: str, title: str, checks: list[Check], **details: Any) -> dict[str, Any]:
