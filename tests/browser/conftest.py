@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from lessons.services import content_sync
+from exercises.content_files import load_exercises
+from exercises.services import exercise_sync
+from lessons.services import SyncReport, content_sync
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -28,6 +30,15 @@ def browser_type_launch_args(browser_type_launch_args):
 def live_content(transactional_db, live_server):
     assert content_sync().ok
     return live_server
+
+
+@pytest.fixture
+def site_with_grading(site_server, settings):
+    """The site with its exercises, grading each submission as it arrives (a queue worker thread cannot share the
+    in-memory test database with the site)."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+    exercise_sync(bundle=load_exercises(settings.EXERCISE_CONTENT_DIR), report=SyncReport())
+    return site_server
 
 
 @pytest.fixture

@@ -7,21 +7,11 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import Page, expect
 
-from exercises.content_files import load_exercises
-from exercises.services import exercise_sync
-from lessons.services import SyncReport
 from tests.exercises.agent_loops import MISTAKES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox]
 
 IMPATIENT_LOOP = MISTAKES["ignores-retry-after"][0]
-
-
-@pytest.fixture
-def site_with_grading(site_server, settings):
-    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
-    exercise_sync(bundle=load_exercises(settings.EXERCISE_CONTENT_DIR), report=SyncReport())
-    return site_server
 
 
 def test_learner_reads_each_scenarios_timeline_and_what_to_change(site_with_grading, page: Page, shoot):

@@ -7,6 +7,7 @@ import pytest
 from exercises.graders import grade
 from exercises.graders.agent_loop import RUNNER
 from exercises.sandbox import sandbox_pool
+from tests.exercises.graders.scenario_results import failing, scenario
 from tests.exercises.agent_loops import ALL_SCENARIOS, MISTAKES, REFERENCE
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
@@ -21,14 +22,6 @@ def warm_sandboxes():
 
 def grade_loop(source: str) -> dict:
     return grade(slug="agent-loop", kind="agent-loop", rubric={}, text=source)
-
-
-def failing(result: dict) -> set[str]:
-    return {s["id"] for s in result["scenarios"] if s["status"] == "fail"}
-
-
-def scenario(result: dict, scenario_id: str) -> dict:
-    return next(s for s in result["scenarios"] if s["id"] == scenario_id)
 
 
 def test_reference_solution_passes_all_ten_scenarios():

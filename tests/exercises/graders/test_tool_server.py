@@ -7,6 +7,7 @@ import pytest
 from exercises.graders import grade
 from exercises.graders.tool_server import RUNNER
 from exercises.sandbox import sandbox_pool
+from tests.exercises.graders.scenario_results import failing, scenario
 from tests.exercises.tool_servers import ALL_SCENARIOS, GOOD, MISTAKES, REFERENCE, low_level, variant
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
@@ -21,14 +22,6 @@ def warm_sandboxes():
 
 def grade_server(source: str) -> dict:
     return grade(slug="customer-lookup-tool", kind="tool-server", rubric={}, text=source)
-
-
-def failing(result: dict) -> set[str]:
-    return {s["id"] for s in result["scenarios"] if s["status"] == "fail"}
-
-
-def scenario(result: dict, scenario_id: str) -> dict:
-    return next(s for s in result["scenarios"] if s["id"] == scenario_id)
 
 
 def check(result: dict, scenario_id: str, check_id: str) -> dict:
