@@ -32,7 +32,7 @@ from mcp import Client, MCPError  # noqa: F401
 from mcp.shared.memory import create_client_server_memory_streams
 from mcp.shared.message import SessionMessage
 from mcp.types import jsonrpc_message_adapter
-from submission_loader import BoundedOutput, learner_traceback, load_submission, public_names
+from submission_loader import BoundedOutput, JsonLines, learner_traceback, load_submission, public_names
 
 MUX_FD, CLOCK_FD = (int(fd) for fd in os.environ["SANDBOX_FDS"].split(","))
 MAX_WAIT = 1e9
@@ -45,20 +45,12 @@ SCENARIO = contextvars.ContextVar("scenario", default="")
 
 class ClockLink:
     def __init__(self, fd: int):
-        self.sock = socket.socket(fileno=fd)
-        self.buffer = b""
+        self.link = JsonLines(fd, "the grader's clock")
         self.now = 0.0
 
     def wait(self, seconds: float) -> None:
-        request = {"sleep": min(seconds, MAX_WAIT), "scenario": SCENARIO.get()}
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise ConnectionError("the grader's clock went away")
-            self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        self.now = float(json.loads(line)["now"])
+        self.link.send({"sleep": min(seconds, MAX_WAIT), "scenario": SCENARIO.get()})
+        self.now = float(self.link.receive()["now"])
 
 
 CLOCK = ClockLink(CLOCK_FD)

@@ -1,9 +1,12 @@
-"""Shared by the programs that run inside the sandbox: write the learner's file to scratch space, import it, and
-describe what went wrong in the learner's terms (only their own frames in a traceback)."""
+"""Shared by the programs that run inside the sandbox: write the learner's file to scratch space, import it,
+describe what went wrong in the learner's terms (only their own frames in a traceback), and talk to the grader
+over a socket one JSON object per line."""
 import contextlib
 import importlib.util
 import io
+import json
 import os
+import socket
 import sys
 import tempfile
 import traceback
@@ -76,3 +79,24 @@ def load_submission(source: str, *, capture_output: bool = True):
 
 def public_names(module) -> list[str]:
     return sorted(n for n in vars(module) if not n.startswith("_"))[:30]
+
+
+class JsonLines:
+    """A blocking link to the grader: one JSON object per line each way. `name` says what went away, if it does."""
+
+    def __init__(self, fd: int, name: str):
+        self.sock = socket.socket(fileno=fd)
+        self.name = name
+        self.buffer = b""
+
+    def send(self, message) -> None:
+        self.sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    def receive(self):
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"{self.name} went away")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)

@@ -13,9 +13,7 @@ The database socket is a request/answer line protocol: {"customer_id", "failure_
 {"record"} | {"raise": exception name} | {"value_error": message}.
 """
 import asyncio
-import json
 import os
-import socket
 import sys
 import threading
 
@@ -27,7 +25,7 @@ from mcp.server import MCPServer, Server  # noqa: E402
 from mcp.server.stdio import stdio_server  # noqa: E402
 
 import training_db  # noqa: E402
-from submission_loader import learner_traceback, load_submission, public_names  # noqa: E402
+from submission_loader import JsonLines, learner_traceback, load_submission, public_names  # noqa: E402
 
 CONTROL_FD, DATABASE_FD = (int(fd) for fd in os.environ["SANDBOX_FDS"].split(","))
 
@@ -36,43 +34,21 @@ class DatabaseLink:
     """`training_db`'s queries, answered by the grader. Tools may query from several threads at once."""
 
     def __init__(self, fd: int):
-        self.sock = socket.socket(fileno=fd)
+        self.link = JsonLines(fd, "the training database")
         self.lock = threading.Lock()
-        self.buffer = b""
 
     def query(self, customer_id, failure_mode):
-        try:
-            request = json.dumps({"customer_id": customer_id, "failure_mode": failure_mode}).encode() + b"\n"
-        except (TypeError, ValueError):
-            raise TypeError(f"get_customer takes a string id, not {type(customer_id).__name__}") from None
         with self.lock:
-            self.sock.sendall(request)
-            while b"\n" not in self.buffer:
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    raise ConnectionError("the training database went away")
-                self.buffer += chunk
-            line, _, self.buffer = self.buffer.partition(b"\n")
-        answer = json.loads(line)
+            try:
+                self.link.send({"customer_id": customer_id, "failure_mode": failure_mode})
+            except (TypeError, ValueError):  # not JSON: nothing was sent
+                raise TypeError(f"get_customer takes a string id, not {type(customer_id).__name__}") from None
+            answer = self.link.receive()
         if "raise" in answer:
             raise getattr(training_db, answer["raise"])(customer_id)
         if "value_error" in answer:
             raise ValueError(answer["value_error"])
         return answer["record"]
-
-
-def send(control: socket.socket, message: dict) -> None:
-    control.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-
-
-def receive(control: socket.socket) -> dict:
-    buffer = b""
-    while b"\n" not in buffer:
-        chunk = control.recv(1 << 20)
-        if not chunk:
-            raise SystemExit(0)
-        buffer += chunk
-    return json.loads(buffer.partition(b"\n")[0])
 
 
 async def serve(server) -> None:
@@ -84,31 +60,34 @@ async def serve(server) -> None:
 
 
 def main() -> None:
-    control = socket.socket(fileno=CONTROL_FD)
+    control = JsonLines(CONTROL_FD, "the grader")
     training_db._query = DatabaseLink(DATABASE_FD).query
-    send(control, {"t": "ready"})
-    message = receive(control)
+    control.send({"t": "ready"})
+    try:
+        message = control.receive()
+    except ConnectionError:
+        raise SystemExit(0) from None
     # Top-level prints are not captured: they go to stdout, as they would when a client launches the file.
     module, output, problem = load_submission(message["source"], capture_output=False)
     if problem:
-        send(control, problem)
+        control.send(problem)
         return
     server = getattr(module, "server", None)
     if server is None:
-        send(control, {"t": "load_error", "kind": "missing", "names": public_names(module)})
+        control.send({"t": "load_error", "kind": "missing", "names": public_names(module)})
         return
     if not isinstance(server, (MCPServer, Server)):
-        send(control, {"t": "load_error", "kind": "wrong_type", "type": type(server).__name__})
+        control.send({"t": "load_error", "kind": "wrong_type", "type": type(server).__name__})
         return
-    send(control, {"t": "loaded", "server": "MCPServer" if isinstance(server, MCPServer) else "Server"})
+    control.send({"t": "loaded", "server": "MCPServer" if isinstance(server, MCPServer) else "Server"})
     try:
         asyncio.run(serve(server))
     except BaseException as error:  # noqa: BLE001 (reported to the grader, which tells the learner)
         while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
             error = error.exceptions[0]  # the task groups' wrapping says nothing to the learner
-        send(control, {"t": "crash", "traceback": learner_traceback(error)})
+        control.send({"t": "crash", "traceback": learner_traceback(error)})
         raise SystemExit(1) from None
-    send(control, {"t": "stopped"})
+    control.send({"t": "stopped"})
 
 
 if __name__ == "__main__":
