@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from lessons.content_files import (
-    ID_PATTERN, SLUG_PATTERN, ContentProblem, FileChecker, content_hash, read_yaml_file,
+    ID_PATTERN, SLUG_PATTERN, ContentProblem, FileChecker, content_hash, load_yaml_mapping, read_content_file,
 )
 from lessons.rendering import render_markdown
 from lessons.taxonomy import CATEGORIES
 
+from .graders.payload import grade_payload_object
 from .models import EXERCISE_KINDS
 
 ERROR_CATEGORIES = ("transient", "validation", "permission", "business")
@@ -70,11 +71,41 @@ def check_payload_rubric(check: FileChecker, rubric: Any, name: str = "rubric") 
             check.problem(f"{name}.validation.suggested", "is required when suggestion is 'required'")
 
 
+def check_payload_examples(check: FileChecker, rubric: dict[str, Any], examples: Any) -> None:
+    """Grade the author's example payloads with the rubric: every good one must pass every check and every bad
+    one must fail at least one, or the rubric does not say what the author means."""
+    if not isinstance(examples, dict) or set(examples) - {"good", "bad"}:
+        check.problem("examples", "must be a mapping with 'good' and 'bad' lists of payloads")
+        return
+    for verdict in ("good", "bad"):
+        payloads = examples.get(verdict, [])
+        if not isinstance(payloads, list):
+            check.problem(f"examples.{verdict}", "must be a list of payloads")
+            continue
+        for index, payload in enumerate(payloads):
+            name = f"examples.{verdict}[{index}]"
+            if not isinstance(payload, dict):
+                check.problem(name, "must be a payload (a JSON object, the CallToolResult)")
+                continue
+            failed = [c for c in grade_payload_object("example", rubric, payload) if not c.passed]
+            if verdict == "good" and failed:
+                check.problem(name, f"is meant to be good but fails the rubric on \"{failed[0].name}\": "
+                                    f"{failed[0].message}")
+            elif verdict == "bad" and not failed:
+                check.problem(name, "is meant to be bad but passes every check, so the rubric would give it full "
+                                    "marks; make the rubric stricter or fix the example")
+
+
 def parse_exercise(path: Path, root: Path, problems: list[ContentProblem]) -> ExerciseFile | None:
-    loaded = read_yaml_file(path, root, problems)
-    if loaded is None:
+    read = read_content_file(path, root, problems)
+    return None if read is None else parse_exercise_text(*read, problems)
+
+
+def parse_exercise_text(rel: str, raw: str, problems: list[ContentProblem]) -> ExerciseFile | None:
+    """An exercise from its YAML file text; `rel` names it in problems."""
+    data = load_yaml_mapping(rel, raw, problems)
+    if data is None:
         return None
-    rel, raw, data = loaded
     check = FileChecker(rel, data, problems)
     kind = check.choice_of("kind", EXERCISE_KINDS)
     category = data.get("category", "")
@@ -82,7 +113,10 @@ def parse_exercise(path: Path, root: Path, problems: list[ContentProblem]) -> Ex
         check.problem("category", f"{category!r} is not one of: {', '.join(CATEGORIES)}")
     rubric = data.get("rubric")
     if kind == "payload":
+        before = len(problems)
         check_payload_rubric(check, rubric)
+        if "examples" in data and len(problems) == before:
+            check_payload_examples(check, rubric, data["examples"])
     elif kind == "payload-set":
         parts = rubric.get("parts") if isinstance(rubric, dict) else None
         if not isinstance(parts, dict) or not parts:

@@ -17,7 +17,8 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from lessons.services import (
-    Learner, SyncReport, sync_needs_write, sync_park_renamed_slugs, sync_record, sync_retire_missing,
+    Learner, SyncReport, file_rows, sync_browser_clashes, sync_needs_write, sync_park_renamed_slugs, sync_record,
+    sync_retire_missing,
 )
 
 from .content_files import ExerciseBundle
@@ -35,9 +36,20 @@ EXERCISE_FIELDS = ("slug", "title", "summary", "kind", "category", "order", "sit
                    "hints", "source_path", "content_hash")
 
 
+def exercise_write(*, row: Exercise | None, item) -> Exercise:
+    """Save an exercise row from its parsed file (an ExerciseFile), new or existing, and make it live."""
+    row = row or Exercise(content_id=item.content_id)
+    for name in EXERCISE_FIELDS:
+        setattr(row, name, getattr(item, name))
+    row.is_active = True
+    row.save()
+    return row
+
+
 def exercise_sync(*, bundle: ExerciseBundle, report: SyncReport) -> None:
-    """Upsert exercises by stable id (the bundle has been checked); missing files retire their exercise."""
-    existing = {e.content_id: e for e in Exercise.objects.all()}
+    """Upsert exercises by stable id (the bundle has been checked); missing files retire their exercise.
+    Exercises authored in the browser are left alone, and a file may not take their id or slug."""
+    existing = file_rows(Exercise)
     sync_park_renamed_slugs(Exercise, items=bundle.exercises, existing=existing)
     seen = set()
     for item in bundle.exercises:
@@ -45,14 +57,13 @@ def exercise_sync(*, bundle: ExerciseBundle, report: SyncReport) -> None:
         row = existing.get(item.content_id)
         changed = sync_needs_write(row, item)  # the slug is in the file, so a rename changes its hash
         sync_record(report, f"exercise {item.content_id}", row is None, changed)
-        if not changed:
-            continue
-        row = row or Exercise(content_id=item.content_id)
-        for name in EXERCISE_FIELDS:
-            setattr(row, name, getattr(item, name))
-        row.is_active = True
-        row.save()
+        if changed:
+            exercise_write(row=row, item=item)
     sync_retire_missing(existing, seen, "exercise", report)
+
+
+def exercise_browser_clashes(*, bundle: ExerciseBundle) -> list:
+    return sync_browser_clashes(Exercise, bundle.exercises, ("content_id", "slug"))
 
 
 # --- Submissions ------------------------------------------------------------------------------

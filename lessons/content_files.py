@@ -19,6 +19,8 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,78}[a-z0-9]$")
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n(.*)\Z", re.DOTALL)
 MIN_CHOICES, MAX_CHOICES = 2, 6
+# Items authored in the browser keep this prefix in `source_path`; syncing the files leaves them alone.
+BROWSER_SOURCE = "browser:"
 
 
 @dataclass(frozen=True)
@@ -139,21 +141,13 @@ def load_yaml_mapping(rel: str, raw: str, problems: list[ContentProblem], first_
     return data
 
 
-def read_yaml_file(path: Path, root: Path, problems: list[ContentProblem]) -> tuple[str, str, dict[str, Any]] | None:
-    """(path shown to authors, raw text, mapping) of a YAML item file, or None with its problems recorded."""
-    read = read_content_file(path, root, problems)
-    if read is None:
-        return None
-    rel, raw = read
-    data = load_yaml_mapping(rel, raw, problems)
-    return None if data is None else (rel, raw, data)
-
-
 def parse_lesson(path: Path, root: Path, problems: list[ContentProblem]) -> LessonFile | None:
     read = read_content_file(path, root, problems)
-    if read is None:
-        return None
-    rel, raw = read
+    return None if read is None else parse_lesson_text(*read, problems)
+
+
+def parse_lesson_text(rel: str, raw: str, problems: list[ContentProblem]) -> LessonFile | None:
+    """A lesson from its file text (Markdown with YAML front matter); `rel` names it in problems."""
     match = FRONT_MATTER.match(raw)
     if not match:
         problems.append(ContentProblem(rel, "(front matter)", "must start with a '---' block of YAML and close it with '---'"))
@@ -180,10 +174,15 @@ def parse_lesson(path: Path, root: Path, problems: list[ContentProblem]) -> Less
 
 
 def parse_question(path: Path, root: Path, problems: list[ContentProblem]) -> QuestionFile | None:
-    loaded = read_yaml_file(path, root, problems)
-    if loaded is None:
+    read = read_content_file(path, root, problems)
+    return None if read is None else parse_question_text(*read, problems)
+
+
+def parse_question_text(rel: str, raw: str, problems: list[ContentProblem]) -> QuestionFile | None:
+    """A question from its YAML file text; `rel` names it in problems."""
+    data = load_yaml_mapping(rel, raw, problems)
+    if data is None:
         return None
-    rel, raw, data = loaded
     check = FileChecker(rel, data, problems)
     question = QuestionFile(
         content_id=check.text("id", pattern=ID_PATTERN, hint="lowercase letters, digits and dashes"),

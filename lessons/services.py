@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .content_files import ContentProblem, load_content
+from .content_files import BROWSER_SOURCE, ContentProblem, load_content
 from .models import Answer, Choice, ExamAnswer, ExamAttempt, Lesson, Question
 
 
@@ -28,6 +28,8 @@ class SyncReport:
 def content_sync(*, root: Path | None = None, dry_run: bool = False) -> SyncReport:
     """Validate every content file, then upsert by stable id; nothing is written if any file is invalid."""
     bundle = load_content(root or settings.CONTENT_DIR)
+    bundle.problems += sync_browser_clashes(Lesson, bundle.lessons, ("content_id", "slug"))
+    bundle.problems += sync_browser_clashes(Question, bundle.questions, ("content_id",))
     report = SyncReport(problems=bundle.problems)
     if bundle.problems:
         return report
@@ -37,6 +39,47 @@ def content_sync(*, root: Path | None = None, dry_run: bool = False) -> SyncRepo
         if dry_run:
             transaction.set_rollback(True)
     return report
+
+
+def file_rows(model) -> dict:
+    """The rows that came from content files, by stable id (browser-authored rows are not the files' to change)."""
+    return {row.content_id: row for row in model.objects.exclude(source_path__startswith=BROWSER_SOURCE)}
+
+
+def sync_browser_clashes(model, items, fields: tuple[str, ...]) -> list[ContentProblem]:
+    """A file may not take an id or slug that an item authored in the browser already uses."""
+    taken = {(name, value) for row in model.objects.filter(source_path__startswith=BROWSER_SOURCE).values(*fields)
+             for name, value in row.items()}
+    label = {"content_id": "id", "slug": "slug"}
+    return [ContentProblem(item.source_path, label[name], f"{getattr(item, name)!r} is already used by an item "
+                           "authored in the browser; export that item to files or choose another")
+            for item in items for name in fields if (name, getattr(item, name)) in taken]
+
+
+LESSON_FIELDS = ("slug", "title", "summary", "topic", "order", "body_html", "source_path", "content_hash")
+QUESTION_FIELDS = ("category", "kind", "order", "prompt_html", "source_path", "content_hash")
+
+
+def lesson_write(*, row: Lesson | None, item) -> Lesson:
+    """Save a lesson row from its parsed file (a LessonFile), new or existing, and make it live."""
+    row = row or Lesson(content_id=item.content_id)
+    for name in LESSON_FIELDS:
+        setattr(row, name, getattr(item, name))
+    row.is_active = True
+    row.save()
+    return row
+
+
+def question_write(*, row: Question | None, item, lesson: Lesson) -> Question:
+    """Save a question row and its choices from its parsed file (a QuestionFile), and make it live."""
+    row = row or Question(content_id=item.content_id)
+    row.lesson = lesson
+    for name in QUESTION_FIELDS:
+        setattr(row, name, getattr(item, name))
+    row.is_active = True
+    row.save()
+    _sync_choices(row, item.choices)
+    return row
 
 
 def sync_record(report: SyncReport, label: str, created: bool, changed: bool) -> None:
@@ -71,41 +114,28 @@ def sync_retire_missing(existing: dict, seen, kind: str, report: SyncReport) -> 
 
 
 def _sync_lessons(lessons, report: SyncReport) -> dict[str, Lesson]:
-    existing = {l.content_id: l for l in Lesson.objects.all()}
+    existing = file_rows(Lesson)
     sync_park_renamed_slugs(Lesson, items=lessons, existing=existing)
     result = {}
     for item in lessons:
         row = existing.get(item.content_id)
-        changed = sync_needs_write(row, item)
-        row = row or Lesson(content_id=item.content_id)
-        for name in ("slug", "title", "summary", "topic", "order", "body_html", "source_path", "content_hash"):
-            setattr(row, name, getattr(item, name))
-        row.is_active = True
-        if changed:  # a slug lives in the front matter, so a rename changes the hash too
-            row.save()
-        sync_record(report, f"lesson {item.content_id}", row.content_id not in existing, changed)
-        result[item.content_id] = row
+        changed = sync_needs_write(row, item)  # a slug lives in the front matter, so a rename changes the hash too
+        sync_record(report, f"lesson {item.content_id}", row is None, changed)
+        result[item.content_id] = lesson_write(row=row, item=item) if changed else row
     sync_retire_missing(existing, result, "lesson", report)
     return result
 
 
 def _sync_questions(questions, lessons_by_id: dict[str, Lesson], report: SyncReport) -> None:
-    existing = {q.content_id: q for q in Question.objects.all()}
+    existing = file_rows(Question)
     seen = set()
     for item in questions:
         seen.add(item.content_id)
         row = existing.get(item.content_id)
         changed = sync_needs_write(row, item)
         sync_record(report, f"question {item.content_id}", row is None, changed)
-        if not changed:
-            continue
-        row = row or Question(content_id=item.content_id)
-        row.lesson = lessons_by_id[item.lesson_id]
-        for name in ("category", "kind", "order", "prompt_html", "source_path", "content_hash"):
-            setattr(row, name, getattr(item, name))
-        row.is_active = True
-        row.save()
-        _sync_choices(row, item.choices)
+        if changed:
+            question_write(row=row, item=item, lesson=lessons_by_id[item.lesson_id])
     sync_retire_missing(existing, seen, "question", report)
 
 

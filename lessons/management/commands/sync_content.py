@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from exercises.content_files import load_exercises
-from exercises.services import exercise_sync
+from exercises.services import exercise_browser_clashes, exercise_sync
 from lessons.services import content_sync
 
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
         exercises = load_exercises(exercises_path or settings.EXERCISE_CONTENT_DIR)
         with transaction.atomic():
             report = content_sync(root=path, dry_run=check)
-            report.problems = report.problems + exercises.problems
+            report.problems = report.problems + exercises.problems + exercise_browser_clashes(bundle=exercises)
             if report.ok:
                 exercise_sync(bundle=exercises, report=report)
             if check or not report.ok:
