@@ -153,3 +153,49 @@ class LiveCall(models.Model):
 
     class Meta:
         ordering = ["-id"]
+
+
+class Regrade(models.Model):
+    """Grading every submission of an exercise again after its rubric changed, in the background.
+
+    Scores change only through a regrade; each submission's earlier result is kept as a GradingRecord."""
+
+    QUEUED, RUNNING, DONE = "queued", "running", "done"
+    STATES = {QUEUED: "Queued", RUNNING: "Regrading", DONE: "Done"}
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="regrades")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    to_version = models.CharField(max_length=12)
+    state = models.CharField(max_length=8, choices=STATES.items(), default=QUEUED)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0)  # submissions whose score moved
+    task_id = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def get_absolute_url(self) -> str:
+        return reverse("authoring:regrade-detail", kwargs={"pk": self.pk})
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 100
+
+
+class GradingRecord(models.Model):
+    """A result a submission had before a regrade replaced it."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="earlier_results")
+    regrade = models.ForeignKey(Regrade, on_delete=models.CASCADE, related_name="records")
+    exercise_version = models.CharField(max_length=12)
+    result = models.JSONField(null=True)
+    status = models.CharField(max_length=8, blank=True)
+    score = models.FloatField(null=True)
+    graded_at = models.DateTimeField(null=True)
+    replaced_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-replaced_at", "-id"]

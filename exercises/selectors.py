@@ -49,6 +49,19 @@ def submission_get_for_learner(*, learner: Learner, pk: int) -> Submission:
     return submission
 
 
+def submission_get_for_viewer(*, learner: Learner, user, pk: int) -> Submission:
+    """A submission for its owner, for staff, and for an instructor of a cohort its submitter belongs to."""
+    submissions = Submission.objects.select_related("exercise", "user")
+    submission = submissions.filter(pk=pk, **learner.owner_filter()).first()
+    if submission is None and user.is_authenticated and user.is_active:
+        if not user.is_staff:
+            submissions = submissions.filter(user__cohort_memberships__cohort__instructors=user)
+        submission = submissions.filter(pk=pk).first()
+    if submission is None:
+        raise Http404("No such submission.")
+    return submission
+
+
 def submission_get_for_user(*, user, pk: int) -> Submission | None:
     return Submission.objects.select_related("exercise").filter(pk=pk, user=user).first()
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, models, transaction
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -25,7 +25,9 @@ from .content_files import ExerciseBundle
 from .graders import grade
 from .graders.parsing import MAX_SUBMISSION_BYTES
 from .graders.result import infrastructure_error, structured_error
-from .models import ApiToken, Exercise, LiveCall, Submission, TrainingInstance, token_digest
+from .models import (
+    ApiToken, Exercise, GradingRecord, LiveCall, Regrade, Submission, TrainingInstance, token_digest,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -258,6 +260,63 @@ def submissions_sweep_stale(*, now=None) -> SweepReport:
         logger.warning("grading sweep: %s lost job(s) failed, submissions requeued %s, given up %s",
                        report.jobs_failed, report.requeued, report.given_up)
     return report
+
+
+# --- Regrades -----------------------------------------------------------------------------------
+
+def regrade_candidates(*, exercise: Exercise):
+    """Graded submissions whose result was reached against an earlier version of the exercise."""
+    return Submission.objects.filter(exercise=exercise, state=Submission.GRADED).exclude(
+        exercise_version=exercise.version)
+
+
+def regrade_start(*, exercise: Exercise, user) -> Regrade:
+    """Queue a regrade of every submission graded against an earlier version; one runs at a time per exercise."""
+    from .tasks import regrade_task
+
+    with transaction.atomic():
+        running = exercise.regrades.exclude(state=Regrade.DONE).first()
+        if running is not None:
+            return running
+        regrade = Regrade.objects.create(exercise=exercise, requested_by=user, to_version=exercise.version,
+                                         total=regrade_candidates(exercise=exercise).count())
+        regrade.task_id = str(regrade_task.enqueue(regrade.pk).id)
+        regrade.save(update_fields=["task_id"])
+    return regrade
+
+
+def regrade_run(*, regrade_id: int) -> Regrade:
+    """Grade each candidate again with the current rubric. The earlier result is kept as a GradingRecord and
+    the new one replaces it in the same transaction; progress is counted after each submission."""
+    regrade = Regrade.objects.select_related("exercise").get(pk=regrade_id)
+    if regrade.state == Regrade.DONE:
+        return regrade
+    exercise = regrade.exercise
+    Regrade.objects.filter(pk=regrade.pk).update(state=Regrade.RUNNING)
+    for submission_id in list(regrade_candidates(exercise=exercise).values_list("pk", flat=True)):
+        submission = Submission.objects.get(pk=submission_id)
+        result = exercise_grade_text(exercise=exercise, text=submission.text)
+        if result["status"] == "error" and result["error"].get("errorCategory") == "transient":
+            logger.warning("regrade %s: grader unavailable for submission %s; kept its result", regrade.pk,
+                           submission.pk)
+            Regrade.objects.filter(pk=regrade.pk).update(done=models.F("done") + 1)
+            continue
+        with transaction.atomic():
+            current = Submission.objects.select_for_update().get(pk=submission.pk)
+            moved = False
+            if current.exercise_version != regrade.to_version:
+                GradingRecord.objects.create(
+                    submission=current, regrade=regrade, exercise_version=current.exercise_version,
+                    result=current.result, status=current.status, score=current.score, graded_at=current.graded_at)
+                moved = current.score != result["score"]
+                Submission.objects.filter(pk=current.pk).update(
+                    result=result, status=result["status"], score=result["score"],
+                    exercise_version=regrade.to_version, graded_at=timezone.now())
+            Regrade.objects.filter(pk=regrade.pk).update(done=models.F("done") + 1,
+                                                         changed=models.F("changed") + int(moved))
+    Regrade.objects.filter(pk=regrade.pk).update(state=Regrade.DONE, finished_at=timezone.now())
+    regrade.refresh_from_db()
+    return regrade
 
 
 # --- API tokens -------------------------------------------------------------------------------

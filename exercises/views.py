@@ -83,13 +83,15 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """With htmx, returns the fragment `exercises/_result_panel.html`; polling stops once graded."""
-    submission = selectors.submission_get_for_learner(learner=learner_from_request(request), pk=pk)
+    submission = selectors.submission_get_for_viewer(learner=learner_from_request(request), user=request.user, pk=pk)
     context = {"submission": submission, "exercise": submission.exercise}
     if request.htmx:
         response = render(request, "exercises/_result_panel.html", context)
         if submission.is_graded and request.GET.get("poll"):
             response.status_code = HttpResponseStopPolling.status_code
         return response
+    context["earlier_results"] = submission.earlier_results.select_related("regrade")
+    context["own"] = submission.user_id is None or submission.user_id == request.user.pk
     return render(request, "exercises/submission_detail.html", context)
 
 

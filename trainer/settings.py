@@ -49,6 +49,8 @@ INSTALLED_APPS = [
     "accounts",
     "lessons",
     "exercises",
+    "cohorts",
+    "authoring",
 ]
 
 MIDDLEWARE = [
@@ -78,6 +80,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "accounts.roles.roles",
             ],
         },
     }

@@ -1,0 +1,10 @@
+from django.db import migrations
+
+
+def create_group(apps, schema_editor):
+    apps.get_model("auth", "Group").objects.get_or_create(name="Instructors")
+
+
+class Migration(migrations.Migration):
+    dependencies = [("cohorts", "0001_initial"), ("auth", "0012_alter_user_first_name_max_length")]
+    operations = [migrations.RunPython(create_group, migrations.RunPython.noop)]
