@@ -78,3 +78,16 @@ def site_server(transactional_db):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture
+def immediate_tasks(settings):
+    """Grade (and regrade) as soon as the work is queued, in this thread."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
+@pytest.fixture
+def teaching_world(synced_content, immediate_tasks):
+    from tests.teaching import build_world
+
+    return build_world()
