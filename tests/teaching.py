@@ -95,6 +95,8 @@ def build_world() -> World:
                                         text=json.dumps(NOT_RETRYABLE))
     submission_b, _ = submission_create(learner=Learner(learner_b, "key-b"), exercise=exercise,
                                         text=json.dumps(GOOD_TIMEOUT))
+    submission_a.refresh_from_db()  # graded as it was made
+    submission_b.refresh_from_db()
     now = timezone.now()
     exam_a = ExamAttempt.objects.create(user=learner_a, deadline=now, time_limit_minutes=5, question_ids=[],
                                         submitted_at=now, score=0.0)
