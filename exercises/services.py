@@ -17,7 +17,7 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from lessons.services import (
-    Learner, SyncReport, file_rows, sync_browser_clashes, sync_needs_write, sync_park_renamed_slugs, sync_record,
+    Learner, SyncReport, content_row_write, file_rows, sync_browser_clashes, sync_needs_write, sync_park_renamed_slugs, sync_record,
     sync_retire_missing,
 )
 
@@ -40,12 +40,7 @@ EXERCISE_FIELDS = ("slug", "title", "summary", "kind", "category", "order", "sit
 
 def exercise_write(*, row: Exercise | None, item) -> Exercise:
     """Save an exercise row from its parsed file (an ExerciseFile), new or existing, and make it live."""
-    row = row or Exercise(content_id=item.content_id)
-    for name in EXERCISE_FIELDS:
-        setattr(row, name, getattr(item, name))
-    row.is_active = True
-    row.save()
-    return row
+    return content_row_write(model=Exercise, row=row, item=item, fields=EXERCISE_FIELDS)
 
 
 def exercise_sync(*, bundle: ExerciseBundle, report: SyncReport) -> None:

@@ -60,24 +60,26 @@ LESSON_FIELDS = ("slug", "title", "summary", "topic", "order", "body_html", "sou
 QUESTION_FIELDS = ("category", "kind", "order", "prompt_html", "source_path", "content_hash")
 
 
-def lesson_write(*, row: Lesson | None, item) -> Lesson:
-    """Save a lesson row from its parsed file (a LessonFile), new or existing, and make it live."""
-    row = row or Lesson(content_id=item.content_id)
-    for name in LESSON_FIELDS:
+def content_row_write(*, model, row, item, fields: tuple[str, ...]):
+    """Save a content row (new or existing) from its parsed file, copying `fields`, and make it live."""
+    row = row or model(content_id=item.content_id)
+    for name in fields:
         setattr(row, name, getattr(item, name))
     row.is_active = True
     row.save()
     return row
 
 
+def lesson_write(*, row: Lesson | None, item) -> Lesson:
+    """Save a lesson row from its parsed file (a LessonFile)."""
+    return content_row_write(model=Lesson, row=row, item=item, fields=LESSON_FIELDS)
+
+
 def question_write(*, row: Question | None, item, lesson: Lesson) -> Question:
     """Save a question row and its choices from its parsed file (a QuestionFile), and make it live."""
     row = row or Question(content_id=item.content_id)
     row.lesson = lesson
-    for name in QUESTION_FIELDS:
-        setattr(row, name, getattr(item, name))
-    row.is_active = True
-    row.save()
+    row = content_row_write(model=Question, row=row, item=item, fields=QUESTION_FIELDS)
     _sync_choices(row, item.choices)
     return row
 
