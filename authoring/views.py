@@ -29,20 +29,24 @@ def teach_home(request: HttpRequest) -> HttpResponse:
         "cohorts": cohorts_taught_by(user=request.user), "items": selectors.items_for(user=request.user)})
 
 
+def _content_list_context(request: HttpRequest, **extra) -> dict:
+    return {"items": selectors.items_for(user=request.user), "file_items": selectors.file_items(),
+            "import_form": ImportForm(), **extra}
+
+
 @instructor_required
 @require_GET
 def content_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "authoring/content_list.html", {
-        "items": selectors.items_for(user=request.user), "file_items": selectors.file_items(),
-        "import_form": ImportForm(), "kinds": AuthoredItem.KINDS})
+    return render(request, "authoring/content_list.html", _content_list_context(request))
 
 
 def _editor_context(request, *, kind: str, form, item: AuthoredItem | None, problems=None) -> dict:
     problems = problems if problems is not None else (
         services.authored_problems(kind=kind, source=item.source, item=item) if item else [])
-    for problem in problems:  # show each problem next to its field too, where the form has one
-        if (name := form.form_field_for(problem.field)) is not None and form.is_bound is False:
-            form.fields[name].widget.attrs["aria-invalid"] = "true"
+    if not form.is_bound:  # a bound form marks its own invalid fields; outline the ones the problems name
+        for problem in problems:
+            if (name := form.form_field_for(problem.field)) is not None:
+                form.fields[name].widget.attrs["aria-invalid"] = "true"
     latest = item.latest_version if item else None
     exercise = selectors.live_exercise(item=item) if item else None
     return {"form": form, "item": item, "kind": kind, "kind_label": AuthoredItem.KINDS[kind], "problems": problems,
@@ -189,9 +193,8 @@ def content_import(request: HttpRequest) -> HttpResponse:
     report = services.authored_import(author=request.user, uploads=uploads,
                                       may_edit=lambda item: selectors.item_may_edit(user=request.user, item=item))
     if report.problems:
-        return render(request, "authoring/content_list.html", {
-            "items": selectors.items_for(user=request.user), "file_items": selectors.file_items(),
-            "import_form": ImportForm(), "kinds": AuthoredItem.KINDS, "import_problems": report.problems}, status=422)
+        return render(request, "authoring/content_list.html",
+                      _content_list_context(request, import_problems=report.problems), status=422)
     messages.success(request, f"Imported {len(report.created)} new and {len(report.updated)} updated draft(s). "
                               "Check and publish each one.")
     return redirect("authoring:content-list")

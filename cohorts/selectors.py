@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Prefetch
+from django.db.models import Count
 from django.http import Http404
 from django.urls import reverse
 
@@ -109,17 +109,14 @@ def _count(cell: LearnerAssignment | None, at: datetime, score: float | None, ur
         cell.best_score = score
 
 
-def learner_work(*, cohort: Cohort, learner) -> tuple[list[Submission], list[ExamAttempt]]:
+def learner_work(*, learner) -> tuple[list[Submission], list[ExamAttempt]]:
     """Everything a member submitted (any exercise), newest first, for their instructor."""
     submissions = list(Submission.objects.filter(user=learner).select_related("exercise").defer("text", "result"))
     exams = list(ExamAttempt.objects.filter(user=learner, submitted_at__isnull=False))
     return submissions, exams
 
 
-def assignments_for_learner(*, user) -> list[tuple[Cohort, list[Assignment]]]:
-    """A learner's cohorts with their assignments, soonest due first."""
-    memberships = (Membership.objects.filter(user=user).select_related("cohort")
-                   .prefetch_related(Prefetch("cohort__assignments",
-                                              queryset=Assignment.objects.select_related("exercise"))))
-    return [(m.cohort, list(m.cohort.assignments.all())) for m in memberships]
+def cohorts_joined_by(*, user) -> list[Cohort]:
+    """The cohorts a learner is a member of (their assignments come with the gradebook row)."""
+    return [m.cohort for m in Membership.objects.filter(user=user).select_related("cohort")]
 

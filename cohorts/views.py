@@ -127,7 +127,7 @@ def _csv_safe(text: str) -> str:
 def cohort_learner(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
     cohort = selectors.cohort_get_for_instructor(user=request.user, pk=pk)
     learner = selectors.cohort_member_get(cohort=cohort, user_id=user_id)
-    submissions, exams = selectors.learner_work(cohort=cohort, learner=learner)
+    submissions, exams = selectors.learner_work(learner=learner)
     return render(request, "cohorts/learner.html", {
         "cohort": cohort, "learner": learner, "submissions": submissions, "exams": exams,
         "row": selectors.gradebook(cohort=cohort, learners=[learner])[0]})
@@ -180,5 +180,5 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 def my_cohorts(request: HttpRequest) -> HttpResponse:
     cohorts = [(cohort, selectors.gradebook(cohort=cohort, learners=[request.user], own=True)[0])
-               for cohort, _ in selectors.assignments_for_learner(user=request.user)]
+               for cohort in selectors.cohorts_joined_by(user=request.user)]
     return render(request, "cohorts/my_cohorts.html", {"cohorts": cohorts})
